@@ -1,0 +1,47 @@
+/* clsort_args.h - the clsort command line, parsed into one struct before anything else happens. */
+#ifndef CLSORT_ARGS_H
+#define CLSORT_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clsort.h"
+
+typedef enum cli_mode {
+    CLI_MODE_SORT,
+    CLI_MODE_CHECK,
+    CLI_MODE_LIST_DEVICES,
+    CLI_MODE_CLEAR_CACHE,
+    CLI_MODE_HELP,
+    CLI_MODE_VERSION
+} cli_mode;
+
+typedef struct cli_opts {
+    cli_mode mode;
+    const char *input;     /* NULL means standard input (also given as "-") */
+    const char *output;    /* NULL: replace the input (stdout for stdin); "-": stdout */
+    clsort_type type;
+    size_t key_size;       /* bytes of one key of `type` */
+    size_t record_size;    /* bytes of one record; key_size unless -R */
+    size_t key_offset;     /* where the key starts inside a record */
+    int reverse;
+    int stable;
+    clsort_algorithm algorithm;
+    const char *device;    /* NULL: the library's default (honours CLSORT_DEVICE) */
+    uint64_t buffer_size;  /* bytes of input per run; 0: chosen from host and device memory */
+    const char *tmpdir;    /* where runs go */
+    int progress;          /* -1: only when stderr is a terminal, 0: never, 1: always */
+} cli_opts;
+
+/** Parses argv into *opts. Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after printing one line that
+ *  says which argument is wrong. Sets cli_display_level from -q / -v. */
+int cli_parse_args(int argc, char **argv, cli_opts *opts);
+
+/** Parses a size: decimal digits with an optional K, M, G or T suffix (powers of 1024, optionally
+ *  followed by "B" or "iB"). Returns 0 and sets *out, or -1 for anything else or on overflow. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/** Prints the --help text on stdout. */
+void cli_print_help(void);
+
+#endif /* CLSORT_ARGS_H */

@@ -1,0 +1,83 @@
+/* clsort_fileio.h - input and output for the clsort tool: large sequential reads, buffered writes,
+ * and outputs that appear only complete (temporary file in the same directory, fsync, rename). */
+#ifndef CLSORT_FILEIO_H
+#define CLSORT_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- Input ---- */
+typedef struct cli_input {
+    int fd;
+    const char *path;     /* NULL for standard input */
+    const char *name;     /* for messages */
+    int is_regular;
+    uint64_t size;        /* bytes, when is_regular */
+    uint64_t consumed;    /* bytes handed out so far */
+    int peeked;           /* a byte read ahead to detect the end of a pipe: -1 none */
+    int at_eof;
+} cli_input;
+
+/** Opens `path` (NULL: standard input) for reading. Returns CLI_EXIT_OK or CLI_EXIT_IO after
+ *  printing what went wrong (missing, unreadable, a directory). */
+int cli_input_open(cli_input *in, const char *path);
+
+/** Reads up to `len` bytes; fewer only at the end of the input. Returns the count, or -1 after
+ *  printing the error. */
+int64_t cli_input_read(cli_input *in, void *buf, size_t len);
+
+/** Returns 1 if nothing is left to read, 0 if more data follows, -1 on a read error (printed). */
+int cli_input_eof(cli_input *in);
+
+void cli_input_close(cli_input *in);
+
+/* ---- Output ---- */
+typedef struct cli_writer {
+    int fd;
+    char *name;        /* for messages */
+    char *tmp_path;    /* registered temporary file renamed over final_path on commit */
+    char *final_path;
+    int is_stdout;
+    int is_regular;    /* fsync it */
+    int keep_open;     /* runs: the fd stays open for reading back */
+    mode_t mode;       /* mode the result gets (the replaced file's, or 0666 & ~umask) */
+    uid_t uid;
+    gid_t gid;
+    int set_owner;
+    unsigned char *buf;
+    size_t cap, len;
+    uint64_t written;
+    uint64_t write_ns; /* time spent in write() and fsync() */
+} cli_writer;
+
+/** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the
+ *  input file itself (standard output when the input is standard input). Files are written to a
+ *  temporary file beside them and renamed on commit; devices and pipes are written directly.
+ *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing the error. */
+int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
+                           size_t buf_size);
+
+/** Opens an anonymous temporary file under `dir` for a run (removed from the directory at once,
+ *  so that nothing can be left behind). Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size);
+
+/** Appends bytes. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (disk full, ...). */
+int cli_writer_put(cli_writer *w, const void *data, size_t len);
+
+/** Writes out what is buffered. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_flush(cli_writer *w);
+
+/** Finishes the output: flush, fsync, mode, close, rename over the destination, fsync of the
+ *  directory. For a run: flush only; the fd is handed to the caller through *run_fd (may be NULL
+ *  otherwise). Frees the writer. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_commit(cli_writer *w, int *run_fd);
+
+/** Abandons the output: closes and removes the temporary file. Frees the writer. NULL-safe. */
+void cli_writer_abort(cli_writer *w);
+
+/** Reads exactly up to len bytes at offset `off` of fd (pread loop). Returns the count read
+ *  (short only at end of file) or -1 with errno set. */
+int64_t cli_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
+#endif /* CLSORT_FILEIO_H */

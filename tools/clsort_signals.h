@@ -1,0 +1,34 @@
+/* clsort_signals.h - temporary files that must not outlive clsort: a registry of their paths and
+ * a thread that removes them on SIGINT, SIGTERM or SIGHUP before letting the signal kill us. */
+#ifndef CLSORT_SIGNALS_H
+#define CLSORT_SIGNALS_H
+
+/** Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (call it first in main, before any
+ *  other thread exists, so that every thread inherits the mask), ignores SIGPIPE (a closed pipe
+ *  becomes a write error that is cleaned up like any other) and starts the thread that waits for
+ *  those signals. Returns 0, or -1 if the thread could not be started (signals then act as usual). */
+int cli_signals_init(void);
+
+/** Records `path` as a temporary file to remove on a signal or cli_tmp_remove_all().
+ *  Returns 0, or -1 when out of memory. */
+int cli_tmp_register(const char *path);
+
+/** Forgets `path` (after it was removed or renamed). */
+void cli_tmp_unregister(const char *path);
+
+/** Creates a temporary file from `templ` (mkstemp's template, modified in place) and registers it,
+ *  with no moment in between where a signal could leave it behind. Returns the fd or -1 (errno). */
+int cli_tmp_create(char *templ);
+
+/** Creates a temporary file from `templ` and unlinks it at once: the data lives as long as the
+ *  returned fd, and nothing is left on disk whatever happens, even on SIGKILL. Returns fd or -1. */
+int cli_tmp_create_anonymous(char *templ);
+
+/** Renames the registered temporary `tmp` to `final` and forgets it, as one step with respect to
+ *  signals. Returns 0 or -1 (errno set; `tmp` stays registered). */
+int cli_tmp_rename(const char *tmp, const char *final);
+
+/** Unlinks every registered temporary file (the error path of main). */
+void cli_tmp_remove_all(void);
+
+#endif /* CLSORT_SIGNALS_H */
