@@ -1,0 +1,85 @@
+/* bench_ref.h - what clsort-bench's files share: the CPU reference sorts (qsort in bench_ref.c,
+ * std::sort in bench_stdsort.cpp), the random data, and the checks of a device result. */
+#ifndef CLSORT_BENCH_REF_H
+#define CLSORT_BENCH_REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clsort.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A (key, value) pair as the CPU references sort it: the key's bits, then the value. Pairs are only
+ * benchmarked with values as wide as their keys, so these two layouts cover every case and have no
+ * padding on any ABI. The key field holds the bits of a key of any clsort_type of that width. */
+typedef struct bench_pair32 {
+    uint32_t key, value;
+} bench_pair32;
+typedef struct bench_pair64 {
+    uint64_t key, value;
+} bench_pair64;
+
+/* Sorts n keys of `type` in place in clsort's documented ascending order (integers numerically,
+ * floats by IEEE totalOrder) with std::sort. With value_size 0, `data` is an array of keys; with
+ * value_size equal to the key size it is an array of bench_pair32 / bench_pair64, sorted by key.
+ * Returns 0, or -1 for a combination it does not know (nothing is touched then). */
+int bench_stdsort(void *data, size_t n, clsort_type type, size_t value_size);
+
+/* The same contract with the C library's qsort. */
+int bench_qsort(void *data, size_t n, clsort_type type, size_t value_size);
+
+/* Maps the bits of a key of `type` to an unsigned integer whose numeric order is clsort's order:
+ * unsigned keys as they are, signed keys with the sign bit flipped, floats by the totalOrder mapping
+ * (sign set: all bits inverted; sign clear: sign bit set). */
+static inline uint32_t bench_order32(uint32_t bits, clsort_type type)
+{
+    if (type == CLSORT_I32) return bits ^ 0x80000000u;
+    if (type == CLSORT_F32) return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+    return bits;
+}
+static inline uint64_t bench_order64(uint64_t bits, clsort_type type)
+{
+    const uint64_t sign = (uint64_t)1 << 63;
+    if (type == CLSORT_I64) return bits ^ sign;
+    if (type == CLSORT_F64) return (bits & sign) ? ~bits : (bits | sign);
+    return bits;
+}
+
+/* A small, fast generator (xoshiro256**) so that 2^28 keys per run cost little next to a sort. */
+typedef struct bench_rng {
+    uint64_t s[4];
+} bench_rng;
+
+/* Seeds the generator from one 64-bit number (any value, zero included). */
+void bench_rng_seed(bench_rng *rng, uint64_t seed);
+/* Fills `bytes` bytes (a multiple of 4) with uniformly random bits. */
+void bench_rng_fill(bench_rng *rng, void *dst, size_t bytes);
+
+/* An order-independent checksum of n keys (and values, when `values` is not NULL): the sum of a
+ * strong hash of each element, so a permutation keeps it and a lost, duplicated or changed key (or a
+ * value parted from its key) changes it with overwhelming probability. */
+uint64_t bench_checksum(const void *keys, const void *values, size_t n, size_t key_size,
+                        size_t value_size);
+/* The same sum over an interleaved array of bench_pair32 / bench_pair64 (or of keys alone when
+ * value_size is 0), so that a reference result can be checked against the device's arrays. */
+uint64_t bench_checksum_packed(const void *data, size_t n, size_t key_size, size_t value_size);
+
+/* Returns n if keys[0..n) are in ascending clsort order, else the first i with keys[i] < keys[i-1]. */
+size_t bench_find_unsorted(const void *keys, size_t n, clsort_type type);
+
+/* Copies split key and value arrays into an interleaved pair array (value_size 0: keys only). */
+void bench_pack(void *dst, const void *keys, const void *values, size_t n, size_t key_size,
+                size_t value_size);
+
+/* Returns n if the keys of the split array equal, bit for bit, the keys of the interleaved (or
+ * plain, value_size 0) reference array, else the first index where they differ. */
+size_t bench_find_key_mismatch(const void *keys, const void *ref, size_t n, size_t key_size,
+                               size_t value_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLSORT_BENCH_REF_H */
