@@ -1,0 +1,140 @@
+#!/bin/sh
+# run_tests.sh - runs the clsort test suite (`make test` calls it with BUILD set): every
+# $BUILD/tests/test_* program (TAP), the strict compile of tests/header_check.c, then
+# tests/cli/run_cli_tests.sh if present and any other tests/*.sh; prints a summary and exits 1 if
+# anything failed.
+#
+# Environment: BUILD (default build); CLSORT_DEVICE (default cpu); CLSORT_TEST_SEED to replay;
+# CLSORT_TEST_LEVEL=0/1/2 for quick/default/thorough sizes; CLSORT_TEST_TIMEOUT (seconds per
+# program, default 900); CLSORT_TEST_ONLY (a pattern: run only the programs whose name has it).
+
+BUILD=${BUILD:-build}
+CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
+export BUILD CLSORT_DEVICE
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+limit=${CLSORT_TEST_TIMEOUT:-900}
+
+cd "$(dirname "$0")/.." || exit 2
+logs=$BUILD/test-logs
+mkdir -p "$logs" || exit 2
+
+passed=0
+failed=0
+failures=""
+suite_start=$(date +%s)
+
+# A TAP stream passes when the program exited 0, printed no "not ok" (other than TODO), did not
+# bail out, and ran as many points as its plan says. Output without any TAP passes on exit 0.
+tap_verdict() { # log exit_status -> prints "pass|fail points detail"
+    awk -v rc="$2" '
+        /^ok/ { n++ }
+        /^not ok/ { n++; if ($0 !~ /# *TODO/) bad++ }
+        /^Bail out!/ { bail = 1 }
+        /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; planned = 1 }
+        END {
+            why = ""
+            if (rc != 0) why = why " exit status " rc
+            if (bad) why = why " " bad " not ok"
+            if (bail) why = why " bailed out"
+            if (planned && plan != n) why = why " plan " plan " but ran " n
+            if (!planned && n > 0) why = why " no plan (crashed?)"
+            printf "%s %d%s\n", (why == "" ? "pass" : "fail"), n, why
+        }' "$1"
+}
+
+# Runs one command, streaming its output and keeping a log; records the verdict.
+run_one() { # name command...
+    name=$1
+    shift
+    log=$logs/$name.log
+    start=$(date +%s)
+    echo "=== $name"
+    if [ "$1" != header_check ] && command -v timeout >/dev/null 2>&1; then
+        set -- timeout "$limit" "$@"
+    fi
+    { "$@" 2>&1; echo $? >"$log.rc"; } | tee "$log"
+    rc=$(cat "$log.rc")
+    rm -f "$log.rc"
+    [ "$rc" = 124 ] && echo "# $name: killed after ${limit} s" | tee -a "$log"
+    verdict=$(tap_verdict "$log" "$rc")
+    secs=$(($(date +%s) - start))
+    set -- $verdict
+    if [ "$1" = pass ]; then
+        passed=$((passed + 1))
+        summary="$summary
+PASS  $name ($2 points, ${secs} s)"
+    else
+        failed=$((failed + 1))
+        shift 2
+        summary="$summary
+FAIL  $name (${secs} s):$*  [log: $log]"
+        failures="$failures $name"
+    fi
+}
+
+summary=""
+
+# 1. The test programs.
+found=0
+for t in "$BUILD"/tests/test_*; do
+    [ -f "$t" ] && [ -x "$t" ] || continue
+    name=$(basename "$t")
+    case $name in *.*) continue ;; esac
+    if [ -n "$CLSORT_TEST_ONLY" ]; then
+        case $name in *"$CLSORT_TEST_ONLY"*) ;; *) continue ;; esac
+    fi
+    found=$((found + 1))
+    run_one "$name" "$t"
+done
+if [ "$found" = 0 ] && [ -z "$CLSORT_TEST_ONLY" ]; then
+    echo "no test programs in $BUILD/tests (run make tests first)"
+    failed=$((failed + 1))
+    summary="$summary
+FAIL  no test programs in $BUILD/tests"
+fi
+
+# 2. The header on its own, strictly: as C11 (and as C++ when there is a C++ compiler).
+header_check() {
+    n=1
+    if "$CC" -std=c11 -pedantic -Werror -Wall -Wextra -Iinclude -c tests/header_check.c \
+        -o "$BUILD/header_check.o"; then
+        echo "ok $n - clsort.h alone: $CC -std=c11 -pedantic -Werror -Wall -Wextra"
+    else
+        echo "not ok $n - clsort.h alone: $CC -std=c11 -pedantic -Werror -Wall -Wextra"
+    fi
+    rm -f "$BUILD/header_check.o"
+    if command -v "$CXX" >/dev/null 2>&1; then
+        n=2
+        if "$CXX" -x c++ -std=c++11 -pedantic -Werror -Wall -Wextra -Iinclude -c \
+            tests/header_check.c -o "$BUILD/header_check_cxx.o"; then
+            echo "ok $n - clsort.h alone: $CXX -x c++ -std=c++11 -pedantic -Werror -Wall -Wextra"
+        else
+            echo "not ok $n - clsort.h alone: $CXX -x c++ -std=c++11 -pedantic -Werror -Wall -Wextra"
+        fi
+        rm -f "$BUILD/header_check_cxx.o"
+    fi
+    echo "1..$n"
+}
+if [ -z "$CLSORT_TEST_ONLY" ] || case header_check in *"$CLSORT_TEST_ONLY"*) true ;; *) false ;; esac; then
+    run_one header_check header_check
+fi
+
+# 3. The CLI tests, then any other suites added as tests/*.sh.
+if [ -z "$CLSORT_TEST_ONLY" ]; then
+    if [ -f tests/cli/run_cli_tests.sh ]; then
+        run_one run_cli_tests sh tests/cli/run_cli_tests.sh
+    fi
+    for s in tests/*.sh; do
+        [ -f "$s" ] || continue
+        case $(basename "$s") in run_tests.sh) continue ;; esac
+        run_one "$(basename "$s" .sh)" sh "$s"
+    done
+fi
+
+total=$(($(date +%s) - suite_start))
+echo
+echo "=== summary (CLSORT_DEVICE=$CLSORT_DEVICE, ${total} s)$summary"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] || { echo "failed:$failures"; exit 1; }
+exit 0

@@ -1,0 +1,367 @@
+/* test_sort_keys.c - clsort_sort against the qsort reference: every key type, both directions,
+ * every algorithm, sizes 0..1025, sizes around each tile and work-group boundary, powers of two
+ * +-1 up to a few million, and every input distribution. Outputs are compared byte for byte, so
+ * float bit patterns (NaN payloads, -0.0) must survive, and guard zones around the array catch
+ * writes outside it.
+ *
+ * Environment: CLSORT_TEST_SEED replays a run; CLSORT_TEST_LEVEL=0/1/2 (quick/default/thorough)
+ * scales the sizes; CLSORT_TEST_CASE=type:algo:flags:dist:n runs one case alone, verbosely, e.g.
+ * CLSORT_TEST_CASE=f32:bitonic:5:special:1000 (algo: auto, bitonic, oem, transposition; flags as
+ * the number: 1 descending, 4 no host fallback). */
+#include "test_util.h"
+
+#define GUARD 8 /* keys of guard zone before and after the array */
+#define GUARD_BYTE 0xA5
+#define MAX_SHOWN 4 /* failing cases described per test point */
+
+static clsort_ctx *ctx;
+static int level = 1;
+static unsigned char *in_buf, *work_buf, *ref_buf; /* input, what the library sorts, reference */
+static size_t buf_keys;                            /* capacity of each, in 8-byte keys */
+
+/* One group of cases reported as one test point. */
+typedef struct group {
+    unsigned cases, failed;
+    double ms;
+} group;
+
+static void ensure_capacity(size_t n)
+{
+    const size_t need = n + 2 * GUARD + 2;
+    if (need <= buf_keys)
+        return;
+    free(in_buf);
+    free(work_buf);
+    free(ref_buf);
+    in_buf = t_xmalloc(need * 8);
+    work_buf = t_xmalloc(need * 8);
+    ref_buf = t_xmalloc(need * 8);
+    buf_keys = need;
+}
+
+static const char *algo_short(clsort_algorithm a)
+{
+    static const char *const names[] = {"auto", "bitonic", "oem", "transposition"};
+    return (unsigned)a < 4 ? names[a] : "?";
+}
+
+/* Runs one case: fills the input, sorts it with the library, compares with the reference and
+ * checks the guard zones and the statistics. Returns 1 on success; on failure describes it (the
+ * first few per group) with a line that replays it alone. */
+static int run_case(group *g, clsort_type type, clsort_algorithm algo, unsigned flags, t_dist dist,
+                    size_t n, int verbose)
+{
+    const size_t sz = t_size(type);
+    ensure_capacity(n);
+    t_rng r = t_rng_for(type, algo, dist, n);
+    t_fill(type, dist, in_buf, n, &r);
+
+    /* The array starts after a guard zone, at an offset that alternates with n so that both
+     * 8-byte aligned and misaligned (by one 4-byte key) host pointers are used. */
+    const size_t front = GUARD + (sz == 4 ? (n & 1) : 0);
+    memset(work_buf, GUARD_BYTE, (n + front + GUARD) * sz);
+    unsigned char *keys = work_buf + front * sz;
+    if (n)
+        memcpy(keys, in_buf, n * sz);
+    memcpy(ref_buf, in_buf, n * sz);
+    t_ref_sort(type, ref_buf, n, (flags & CLSORT_DESCENDING) != 0);
+
+    const double t0 = t_now_ms();
+    const int rc = clsort_sort(ctx, n ? (void *)keys : NULL, n, type, algo, flags);
+    g->ms += t_now_ms() - t0;
+    ++g->cases;
+
+    char what[160];
+    int ok = 1;
+    snprintf(what, sizeof what, "%s %s flags=%u dist=%s n=%zu", t_type_name(type),
+             t_algo_name(algo), flags, t_dist_name(dist), n);
+    const int show = verbose || g->failed < MAX_SHOWN;
+    if (rc != CLSORT_OK) {
+        ok = 0;
+        if (show)
+            t_diag("%s: returned %s (%d): %s", what, clsort_status_name(rc), rc,
+                   clsort_last_error(ctx));
+    } else {
+        const size_t at = t_first_diff(type, keys, ref_buf, n);
+        if (at < n) {
+            ok = 0;
+            if (show) {
+                t_diag("%s: output differs from the reference at index %zu", what, at);
+                t_diag_diff(type, keys, ref_buf, n, at);
+            }
+        }
+        for (size_t i = 0; i < front * sz; ++i)
+            if (work_buf[i] != GUARD_BYTE) {
+                ok = 0;
+                if (show)
+                    t_diag("%s: guard before the array overwritten at byte %zu", what, i);
+                break;
+            }
+        for (size_t i = 0; i < GUARD * sz; ++i)
+            if (keys[n * sz + i] != GUARD_BYTE) {
+                ok = 0;
+                if (show)
+                    t_diag("%s: guard after the array overwritten at byte %zu", what, i);
+                break;
+            }
+        clsort_stats st;
+        if ((flags & CLSORT_NO_HOST_FALLBACK) && n >= 2 &&
+            clsort_get_stats(ctx, &st) == CLSORT_OK) {
+            if (st.host_fallback || st.algorithm == CLSORT_AUTO ||
+                (algo != CLSORT_AUTO && st.algorithm != algo) || st.launches == 0) {
+                ok = 0;
+                if (show)
+                    t_diag("%s: stats say host_fallback=%d algorithm=%s launches=%u", what,
+                           st.host_fallback, t_algo_name(st.algorithm), st.launches);
+            }
+        }
+    }
+    if (!ok) {
+        if (show)
+            t_diag("  replay: CLSORT_TEST_SEED=%" PRIu64 " CLSORT_TEST_CASE=%s:%s:%u:%s:%zu", t_seed_,
+                   t_type_name(type), algo_short(algo), flags, t_dist_name(dist), n);
+        ++g->failed;
+    }
+    return ok;
+}
+
+static void report(const group *g, const char *fmt, const char *a, const char *b, unsigned flags,
+                   const char *what)
+{
+    char name[256];
+    snprintf(name, sizeof name, fmt, a, b, (flags & CLSORT_DESCENDING) ? "desc" : "asc", what);
+    t_ok(g->failed == 0, "%s: %u cases (%.0f ms)", name, g->cases, g->ms);
+    if (g->failed)
+        t_diag("%u of %u cases failed", g->failed, g->cases);
+}
+
+/* ---- The size plans ------------------------------------------------------------------------- */
+
+/* Adds n to a small set (kept sorted and without duplicates). */
+static size_t add_size(size_t *set, size_t count, size_t cap, size_t n)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (set[i] == n)
+            return count;
+    if (count == cap)
+        return count;
+    size_t i = count;
+    while (i > 0 && set[i - 1] > n) {
+        set[i] = set[i - 1];
+        --i;
+    }
+    set[i] = n;
+    return count + 1;
+}
+
+/* Sizes around the boundaries of the parameters the context really uses for (algo, type): tiles
+ * and multiples, work-groups' worth of comparators, and the spans of the fused global passes. */
+static size_t boundary_sizes(clsort_algorithm algo, clsort_type type, size_t *set, size_t cap,
+                             size_t max_n)
+{
+    clsort_params p;
+    size_t count = 0;
+    if (clsort_get_params(ctx, algo, type, 0, &p) != CLSORT_OK || !p.tile || !p.wg_size)
+        return 0;
+    const size_t tile = p.tile, wg = p.wg_size, vec = p.vec_step ? p.vec_step : 1;
+    const size_t kpi = p.keys_per_item ? p.keys_per_item : 2;
+    size_t bases[40], nb = 0;
+    bases[nb++] = wg;
+    bases[nb++] = 2 * wg;
+    bases[nb++] = 2 * wg * vec;
+    bases[nb++] = 4 * wg * vec;
+    bases[nb++] = tile / 2;
+    for (size_t k = 1; k <= 5; ++k)
+        bases[nb++] = k * tile;
+    bases[nb++] = 7 * tile;
+    bases[nb++] = 8 * tile;
+    bases[nb++] = tile * kpi / 2;
+    bases[nb++] = tile * kpi;
+    bases[nb++] = tile * kpi * 2;
+    bases[nb++] = tile * kpi * kpi;
+    bases[nb++] = tile * kpi * kpi * 2;
+    for (size_t i = 0; i < nb; ++i)
+        for (int d = -1; d <= 1; ++d) {
+            const size_t n = bases[i] + (size_t)(ptrdiff_t)d;
+            if (bases[i] >= 1 && n <= max_n)
+                count = add_size(set, count, cap, n);
+        }
+    return count;
+}
+
+/* Dense sizes: every n in 0..1025 when `every` is 1, else every n up to 40 and a stride of
+ * `every` beyond, starting at an offset so that different groups cover different sizes. */
+static int dense_wanted(size_t n, unsigned every, unsigned offset)
+{
+    return every <= 1 || n <= 40 || n >= 1020 || (n % every) == offset % every;
+}
+
+/* The distribution for case number i of a group: rotates so that every size class sees all. */
+static t_dist dist_for(size_t i, unsigned salt)
+{
+    return (t_dist)((i + salt) % T_NDIST);
+}
+
+static void test_dense(clsort_type type, clsort_algorithm algo, unsigned flags, unsigned every,
+                       unsigned offset)
+{
+    group g = {0, 0, 0};
+    unsigned i = 0;
+    for (size_t n = 0; n <= 1025; ++n)
+        if (dense_wanted(n, every, offset))
+            run_case(&g, type, algo, flags, dist_for(i++, flags + type), n, 0);
+    char what[64];
+    if (every <= 1)
+        snprintf(what, sizeof what, "every n in 0..1025");
+    else
+        snprintf(what, sizeof what, "n in 0..1025 (all <= 40, then every %u)", every);
+    report(&g, "%s %s %s: %s", t_type_name(type), t_algo_name(algo), flags, what);
+}
+
+static void test_boundaries(clsort_type type, clsort_algorithm algo, unsigned flags,
+                            size_t max_n)
+{
+    size_t set[128];
+    const size_t count = boundary_sizes(algo, type, set, 128, max_n);
+    group g = {0, 0, 0};
+    for (size_t i = 0; i < count; ++i)
+        run_case(&g, type, algo, flags, dist_for(i, flags + type + 1), set[i], 0);
+    clsort_params p = {0, 0, 0, 0};
+    clsort_get_params(ctx, algo, type, 0, &p);
+    char what[96];
+    snprintf(what, sizeof what, "tile/work-group boundaries +-1 (tile %u, wg %u, vec %u, kpi %u)",
+             p.tile, p.wg_size, p.vec_step, p.keys_per_item);
+    report(&g, "%s %s %s: %s", t_type_name(type), t_algo_name(algo), flags, what);
+}
+
+/* Powers of two +-1 from 2^lo to 2^hi. Up to 2^full_hi every distribution is used at each of the
+ * three sizes; beyond, one size per power (rotating) with a rotating distribution. */
+static void test_pow2(clsort_type type, clsort_algorithm algo, unsigned flags, unsigned lo,
+                      unsigned full_hi, unsigned hi)
+{
+    group g = {0, 0, 0};
+    unsigned i = 0;
+    for (unsigned k = lo; k <= hi; ++k) {
+        const size_t p = (size_t)1 << k;
+        if (k <= full_hi) {
+            for (int d = -1; d <= 1; ++d)
+                run_case(&g, type, algo, flags, dist_for(i++, type), p + (size_t)(ptrdiff_t)d, 0);
+        } else {
+            const int d = (int)((k + type + flags) % 3) - 1;
+            run_case(&g, type, algo, flags, dist_for(i++, type + flags), p + (size_t)(ptrdiff_t)d,
+                     0);
+        }
+    }
+    char what[64];
+    snprintf(what, sizeof what, "powers of two +-1, 2^%u..2^%u", lo, hi);
+    report(&g, "%s %s %s: %s", t_type_name(type), t_algo_name(algo), flags, what);
+}
+
+/* Every distribution at a few sizes, sorted by the library's own choice (host fallback allowed). */
+static void test_with_fallback(clsort_type type)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 5, 16, 17, 100, 255, 1000, 4097, 70000};
+    for (unsigned f = 0; f < 2; ++f) {
+        group g = {0, 0, 0};
+        for (unsigned a = 0; a < T_NALGOS; ++a)
+            for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s)
+                for (unsigned d = 0; d < T_NDIST; ++d)
+                    if (sizes[s] <= 4097 || d == (s + a) % T_NDIST)
+                        run_case(&g, type, t_algos[a], f ? CLSORT_DESCENDING : 0, (t_dist)d,
+                                 sizes[s], 0);
+        report(&g, "%s %s %s: %s", t_type_name(type), "all algorithms", f,
+               "without CLSORT_NO_HOST_FALLBACK, sizes 0..70000");
+    }
+}
+
+/* CLSORT_TEST_CASE=type:algo:flags:dist:n */
+static int replay_one(const char *spec)
+{
+    char tname[16], aname[32], dname[16];
+    unsigned flags;
+    size_t n;
+    if (sscanf(spec, "%15[^:]:%31[^:]:%u:%15[^:]:%zu", tname, aname, &flags, dname, &n) != 5)
+        t_bail("CLSORT_TEST_CASE=%s: want type:algo:flags:dist:n", spec);
+    int type = -1, algo = -1, dist = -1;
+    for (int i = 0; i < T_NTYPES; ++i)
+        if (!strcmp(tname, t_type_name((clsort_type)i)))
+            type = i;
+    for (int i = 0; i < T_NALGOS; ++i)
+        if (!strcmp(aname, algo_short((clsort_algorithm)i)) ||
+            !strcmp(aname, t_algo_name((clsort_algorithm)i)))
+            algo = i;
+    for (int i = 0; i < T_NDIST; ++i)
+        if (!strcmp(dname, t_dist_name((t_dist)i)))
+            dist = i;
+    if (type < 0 || algo < 0 || dist < 0)
+        t_bail("CLSORT_TEST_CASE=%s: unknown type, algorithm or distribution", spec);
+    group g = {0, 0, 0};
+    run_case(&g, (clsort_type)type, (clsort_algorithm)algo, flags, (t_dist)dist, n, 1);
+    t_ok(g.failed == 0, "replay %s (%.1f ms)", spec, g.ms);
+    return t_done();
+}
+
+int main(void)
+{
+    t_init("test_sort_keys");
+    const char *lv = getenv("CLSORT_TEST_LEVEL");
+    if (lv && *lv)
+        level = atoi(lv);
+    ctx = t_create_ctx();
+    const char *one = getenv("CLSORT_TEST_CASE");
+    if (one && *one) {
+        const int rc = replay_one(one);
+        clsort_destroy(ctx);
+        return rc;
+    }
+
+    clsort_device_info info;
+    const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
+    const unsigned nf = CLSORT_NO_HOST_FALLBACK;
+    /* Largest power of two for the fast networks: 2^22 (4M keys) for 32-bit keys by default. */
+    const unsigned big = level >= 2 ? 23 : level == 1 ? 22 : 18;
+
+    for (unsigned ti = 0; ti < T_NTYPES; ++ti) {
+        const clsort_type type = t_types[ti];
+        if (type == CLSORT_F64 && !fp64) {
+            double d[2] = {2.0, 1.0};
+            t_is_status(clsort_sort(ctx, d, 2, type, CLSORT_BITONIC, nf), CLSORT_ERR_UNSUPPORTED,
+                        "f64 on a device without fp64 is unsupported");
+            t_skip("f64: the device has no fp64");
+            continue;
+        }
+        for (unsigned ai = 0; ai < T_NALGOS; ++ai) {
+            const clsort_algorithm algo = t_algos[ai];
+            const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                const unsigned flags = nf | (dir ? CLSORT_DESCENDING : 0);
+                /* Every n in 0..1025 for the u32 fast networks; a stride elsewhere, with an
+                 * offset per group so that the groups together still cover most sizes. */
+                unsigned every = (type == CLSORT_U32 && (algo == CLSORT_BITONIC ||
+                                                         algo == CLSORT_ODD_EVEN_MERGE))
+                                     ? 1
+                                     : (level >= 2 ? 2 : level == 1 ? 7 : 29);
+                if (type == CLSORT_U32 && algo == CLSORT_AUTO && level >= 1)
+                    every = 3;
+                test_dense(type, algo, flags, every, ti * 8 + ai * 2 + dir);
+                if (algo != CLSORT_AUTO)
+                    test_boundaries(type, algo, flags, slow ? 1u << 16 : 1u << 22);
+                /* Up to 2^16 everything; beyond, the fast networks only, one size per power,
+                 * and only for u32, f32, f64 and i64 in one direction each, to bound the time. */
+                unsigned hi = slow ? 16 : big;
+                if (!slow && type != CLSORT_U32 && !(type == CLSORT_F32 && dir == 1) &&
+                    !(type == CLSORT_F64 && dir == 0) && !(type == CLSORT_I64 && dir == 1))
+                    hi = level >= 2 ? big : 19;
+                if (level == 0)
+                    hi = slow ? 13 : 18;
+                test_pow2(type, algo, flags, 1, slow ? 12 : 16, hi);
+            }
+        }
+        test_with_fallback(type);
+    }
+    clsort_destroy(ctx);
+    free(in_buf);
+    free(work_buf);
+    free(ref_buf);
+    return t_done();
+}

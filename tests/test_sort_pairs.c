@@ -1,0 +1,287 @@
+/* test_sort_pairs.c - clsort_sort_pairs: keys sorted as clsort_sort sorts them, and every value
+ * still beside its key. Each value encodes the original index of its key (8-byte values also carry
+ * the index's complement in the high half, to catch lost or swapped halves), so the checks are:
+ * keys equal the reference byte for byte, values form a permutation, and keys[i] equals the
+ * original key at index values[i]. With CLSORT_STABLE, equal keys also keep their input order.
+ *
+ * Environment: CLSORT_TEST_SEED replays a run; CLSORT_TEST_LEVEL=0/1/2 scales the sizes. */
+#include "test_util.h"
+
+#define MAX_SHOWN 4
+
+static clsort_ctx *ctx;
+static int level = 1;
+static unsigned char *orig, *keys, *ref, *vals, *seen;
+static size_t cap;
+
+typedef struct group {
+    unsigned cases, failed;
+    double ms;
+} group;
+
+static void ensure_capacity(size_t n)
+{
+    if (n + 1 <= cap)
+        return;
+    free(orig);
+    free(keys);
+    free(ref);
+    free(vals);
+    free(seen);
+    cap = n + 1;
+    orig = t_xmalloc(cap * 8);
+    keys = t_xmalloc(cap * 8);
+    ref = t_xmalloc(cap * 8);
+    vals = t_xmalloc(cap * 8);
+    seen = t_xmalloc(cap);
+}
+
+static void set_value(size_t vsize, size_t i, uint64_t index)
+{
+    if (vsize == 4) {
+        const uint32_t v = (uint32_t)index;
+        memcpy(vals + 4 * i, &v, 4);
+    } else {
+        const uint64_t v = ((uint64_t)(~(uint32_t)index) << 32) | (uint32_t)index;
+        memcpy(vals + 8 * i, &v, 8);
+    }
+}
+
+/* Decodes the original index a value carries; returns -1 if the value is not a valid encoding. */
+static int64_t get_index(size_t vsize, size_t i)
+{
+    if (vsize == 4) {
+        uint32_t v;
+        memcpy(&v, vals + 4 * i, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, vals + 8 * i, 8);
+    if ((uint32_t)(v >> 32) != (uint32_t)~(uint32_t)v)
+        return -1;
+    return (uint32_t)v;
+}
+
+/* One case. Returns 1 on success; on failure describes it (the first few per group). */
+static int run_case(group *g, clsort_type type, size_t vsize, clsort_algorithm algo,
+                    unsigned flags, t_dist dist, size_t n)
+{
+    const size_t sz = t_size(type);
+    ensure_capacity(n);
+    t_rng r = t_rng_for(type | (vsize << 8), algo | (flags << 8), dist, n);
+    t_fill(type, dist, orig, n, &r);
+    memcpy(keys, orig, n * sz);
+    memcpy(ref, orig, n * sz);
+    for (size_t i = 0; i < n; ++i)
+        set_value(vsize, i, i);
+    t_ref_sort(type, ref, n, (flags & CLSORT_DESCENDING) != 0);
+
+    const double t0 = t_now_ms();
+    const int rc = clsort_sort_pairs(ctx, n ? keys : NULL, n ? vals : NULL, vsize, n, type, algo,
+                                     flags);
+    g->ms += t_now_ms() - t0;
+    ++g->cases;
+
+    char what[160];
+    snprintf(what, sizeof what, "%s keys, %zu-byte values, %s flags=%u dist=%s n=%zu",
+             t_type_name(type), vsize, t_algo_name(algo), flags, t_dist_name(dist), n);
+    const int show = g->failed < MAX_SHOWN;
+    int ok = 1;
+    if (rc != CLSORT_OK) {
+        ok = 0;
+        if (show)
+            t_diag("%s: returned %s (%d): %s", what, clsort_status_name(rc), rc,
+                   clsort_last_error(ctx));
+    } else {
+        const size_t at = t_first_diff(type, keys, ref, n);
+        if (at < n) {
+            ok = 0;
+            if (show) {
+                t_diag("%s: keys differ from the reference at index %zu", what, at);
+                t_diag_diff(type, keys, ref, n, at);
+            }
+        }
+        memset(seen, 0, n);
+        int64_t prev = -1;
+        for (size_t i = 0; ok && i < n; ++i) {
+            const int64_t idx = get_index(vsize, i);
+            if (idx < 0 || (size_t)idx >= n || seen[idx]) {
+                ok = 0;
+                if (show)
+                    t_diag("%s: value at %zu is not a fresh original index (%" PRId64 "%s)", what,
+                           i, idx, idx >= 0 && (size_t)idx < n ? ", repeated" : "");
+                break;
+            }
+            seen[idx] = 1;
+            if (t_get_bits(type, keys, i) != t_get_bits(type, orig, (size_t)idx)) {
+                ok = 0;
+                if (show)
+                    t_diag("%s: value at %zu came with key 0x%" PRIx64 " but sits beside 0x%" PRIx64,
+                           what, i, t_get_bits(type, orig, (size_t)idx),
+                           t_get_bits(type, keys, i));
+                break;
+            }
+            if ((flags & CLSORT_STABLE) && i > 0 &&
+                t_get_bits(type, keys, i) == t_get_bits(type, keys, i - 1) && idx < prev) {
+                ok = 0;
+                if (show)
+                    t_diag("%s: not stable: equal keys at %zu and %zu came from input positions "
+                           "%" PRId64 " and %" PRId64,
+                           what, i - 1, i, prev, idx);
+                break;
+            }
+            prev = idx;
+        }
+    }
+    if (!ok) {
+        if (show)
+            t_diag("  replay with CLSORT_TEST_SEED=%" PRIu64, t_seed_);
+        ++g->failed;
+    }
+    return ok;
+}
+
+static void report(const group *g, clsort_type type, size_t vsize, const char *algo,
+                   unsigned flags, const char *what)
+{
+    t_ok(g->failed == 0, "%s keys + %zu-byte values %s %s%s: %s: %u cases (%.0f ms)",
+         t_type_name(type), vsize, algo, (flags & CLSORT_DESCENDING) ? "desc" : "asc",
+         (flags & CLSORT_STABLE) ? " stable" : "", what, g->cases, g->ms);
+    if (g->failed)
+        t_diag("%u of %u cases failed", g->failed, g->cases);
+}
+
+/* Sizes: all up to 40, then a stride (offset per group) to 1025, then boundaries of the params
+ * in use, then powers of two +-1 up to 2^hi (one size per power beyond 2^12). */
+static void test_sizes(clsort_type type, size_t vsize, clsort_algorithm algo, unsigned flags,
+                       unsigned every, unsigned offset, unsigned hi)
+{
+    group g = {0, 0, 0};
+    unsigned i = 0;
+    for (size_t n = 0; n <= 1025; ++n)
+        if (n <= 40 || n >= 1023 || n % every == offset % every)
+            run_case(&g, type, vsize, algo, flags, (t_dist)(i++ % T_NDIST), n);
+    clsort_params p;
+    if (algo != CLSORT_AUTO && clsort_get_params(ctx, algo, type, vsize, &p) == CLSORT_OK &&
+        p.tile) {
+        const size_t tile = p.tile, kpi = p.keys_per_item ? p.keys_per_item : 2;
+        const size_t bases[] = {p.wg_size, 2 * (size_t)p.wg_size, tile, 2 * tile, 3 * tile,
+                                tile * kpi, tile * kpi * 2};
+        for (size_t b = 0; b < sizeof bases / sizeof *bases; ++b)
+            for (int d = -1; d <= 1; ++d)
+                if (bases[b] > 1 && bases[b] <= ((size_t)1 << hi))
+                    run_case(&g, type, vsize, algo, flags, (t_dist)(i++ % T_NDIST),
+                             bases[b] + (size_t)(ptrdiff_t)d);
+    }
+    for (unsigned k = 11; k <= hi; ++k) {
+        const size_t p2 = (size_t)1 << k;
+        if (k <= 12) {
+            for (int d = -1; d <= 1; ++d)
+                run_case(&g, type, vsize, algo, flags, (t_dist)(i++ % T_NDIST),
+                         p2 + (size_t)(ptrdiff_t)d);
+        } else {
+            run_case(&g, type, vsize, algo, flags, (t_dist)(i++ % T_NDIST),
+                     p2 + (size_t)(ptrdiff_t)((int)((k + offset) % 3) - 1));
+        }
+    }
+    char what[96];
+    snprintf(what, sizeof what, "n 0..1025 (stride %u), boundaries, 2^11..2^%u +-1", every, hi);
+    report(&g, type, vsize, t_algo_name(algo), flags, what);
+}
+
+/* Stability: many equal keys (equal, few distinct and special distributions, plus random keys
+ * squeezed into a handful of values by the distributions' rotation). */
+static void test_stable(clsort_type type, size_t vsize, clsort_algorithm algo, unsigned flags,
+                        unsigned hi)
+{
+    static const t_dist dists[] = {T_FEW, T_EQUAL, T_SPECIAL, T_RANDOM, T_SORTED, T_REVERSED};
+    group g = {0, 0, 0};
+    unsigned i = 0;
+    for (size_t n = 0; n <= 70; ++n)
+        run_case(&g, type, vsize, algo, flags, dists[i++ % 3], n);
+    for (unsigned k = 7; k <= hi; ++k) {
+        const size_t p2 = (size_t)1 << k;
+        for (int d = -1; d <= 1; ++d)
+            run_case(&g, type, vsize, algo, flags, dists[i++ % 6], p2 + (size_t)(ptrdiff_t)d);
+    }
+    report(&g, type, vsize, t_algo_name(algo), flags, "equal-key runs keep input order");
+}
+
+int main(void)
+{
+    t_init("test_sort_pairs");
+    const char *lv = getenv("CLSORT_TEST_LEVEL");
+    if (lv && *lv)
+        level = atoi(lv);
+    ctx = t_create_ctx();
+    clsort_device_info info;
+    const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
+    const unsigned nf = CLSORT_NO_HOST_FALLBACK;
+    const unsigned every = level >= 2 ? 3 : level == 1 ? 13 : 61;
+
+    unsigned groupno = 0;
+    for (unsigned ti = 0; ti < T_NTYPES; ++ti) {
+        const clsort_type type = t_types[ti];
+        if (type == CLSORT_F64 && !fp64) {
+            t_skip("f64: the device has no fp64");
+            continue;
+        }
+        for (size_t vsize = 4; vsize <= 8; vsize += 4)
+            for (unsigned ai = 0; ai < T_NALGOS; ++ai)
+                for (unsigned dir = 0; dir < 2; ++dir) {
+                    const clsort_algorithm algo = t_algos[ai];
+                    const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
+                    unsigned hi = slow ? 14 : (level >= 2 ? 20 : level == 1 ? 18 : 14);
+                    /* The biggest sizes for u32 and f64 keys only. */
+                    if (!slow && type != CLSORT_U32 && type != CLSORT_F64 && level < 2)
+                        hi = 16;
+                    test_sizes(type, vsize, algo, nf | (dir ? CLSORT_DESCENDING : 0), every,
+                               groupno++, hi);
+                }
+    }
+
+    /* Stability, for 32- and 64-bit keys, both directions, every network. */
+    static const clsort_type stable_types[] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
+                                               CLSORT_U64, CLSORT_I64, CLSORT_F64};
+    for (size_t t = 0; t < sizeof stable_types / sizeof *stable_types; ++t) {
+        const clsort_type type = stable_types[t];
+        if (type == CLSORT_F64 && !fp64)
+            continue;
+        for (unsigned ai = 0; ai < T_NALGOS; ++ai)
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                const clsort_algorithm algo = t_algos[ai];
+                const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
+                /* Full coverage for u32 and u64; the other types with AUTO only. */
+                if (type != CLSORT_U32 && type != CLSORT_U64 && algo != CLSORT_AUTO)
+                    continue;
+                const size_t vsize = ((t + ai + dir) & 1) ? 8 : 4;
+                const unsigned hi = slow ? 12 : (level >= 1 ? 17 : 13);
+                test_stable(type, vsize, algo,
+                            CLSORT_STABLE | nf | (dir ? CLSORT_DESCENDING : 0), hi);
+            }
+    }
+    /* Stable without the no-fallback flag, and stable keys alone (accepted, sorted). */
+    for (unsigned dir = 0; dir < 2; ++dir) {
+        test_stable(CLSORT_U32, 4, CLSORT_AUTO, CLSORT_STABLE | (dir ? CLSORT_DESCENDING : 0), 12);
+        test_stable(CLSORT_I64, 8, CLSORT_AUTO, CLSORT_STABLE | (dir ? CLSORT_DESCENDING : 0), 12);
+    }
+    {
+        uint32_t k[1000], want[1000];
+        t_rng r = t_rng_for(99, 0, 0, 0);
+        t_fill(CLSORT_U32, T_FEW, k, 1000, &r);
+        memcpy(want, k, sizeof k);
+        t_ref_sort(CLSORT_U32, want, 1000, 0);
+        const int rc = clsort_sort(ctx, k, 1000, CLSORT_U32, CLSORT_AUTO,
+                                   CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK);
+        t_is_status(rc, CLSORT_OK, "clsort_sort accepts CLSORT_STABLE for keys alone");
+        t_ok(rc == CLSORT_OK && memcmp(k, want, sizeof k) == 0, "... and sorts them");
+    }
+
+    clsort_destroy(ctx);
+    free(orig);
+    free(keys);
+    free(ref);
+    free(vals);
+    free(seen);
+    return t_done();
+}

@@ -1,0 +1,487 @@
+/* test_util.h - what the clsort tests share, header-only (each tests/test_*.c is its own program):
+ * a tiny TAP harness, a seeded RNG with a replayable seed, the reference order and sort, and the
+ * input distributions (for floats: NaNs of both signs with payloads, +-0, +-inf, subnormals).
+ *
+ * The seed is printed first ("# seed: ..."); CLSORT_TEST_SEED=that reruns exactly the same inputs.
+ * Every case draws from its own generator, derived from the seed and the case's parameters, so a
+ * case's input does not depend on which cases ran before it. */
+#ifndef CLSORT_TEST_UTIL_H
+#define CLSORT_TEST_UTIL_H
+
+#include <clsort.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__GNUC__)
+#define T_PRINTF_(f, a) __attribute__((format(printf, f, a)))
+#define T_UNUSED_ __attribute__((unused))
+#else
+#define T_PRINTF_(f, a)
+#define T_UNUSED_
+#endif
+
+/* ---- TAP ------------------------------------------------------------------------------------ */
+
+static unsigned t_count_;  /* test points printed so far */
+static unsigned t_failed_; /* of which "not ok" */
+static uint64_t t_seed_;   /* the run's seed */
+
+/** Prints a diagnostic line ("# ..."), which TAP consumers show but do not count. */
+static T_UNUSED_ T_PRINTF_(1, 2) void t_diag(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("# ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+static void t_vpoint_(int pass, const char *fmt, va_list ap)
+{
+    ++t_count_;
+    if (!pass)
+        ++t_failed_;
+    printf("%s %u - ", pass ? "ok" : "not ok", t_count_);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/** One test point: "ok N - name" or "not ok N - name". Returns pass. */
+static T_UNUSED_ T_PRINTF_(2, 3) int t_ok(int pass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t_vpoint_(pass, fmt, ap);
+    va_end(ap);
+    return pass;
+}
+
+/** Test point comparing two integers; both are printed on failure. */
+static T_UNUSED_ T_PRINTF_(3, 4) int t_is_int(long long got, long long want, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t_vpoint_(got == want, fmt, ap);
+    va_end(ap);
+    if (got != want)
+        t_diag("     got: %lld\n#     want: %lld", got, want);
+    return got == want;
+}
+
+/** Test point comparing a clsort status with the expected one; both printed by name on failure. */
+static T_UNUSED_ T_PRINTF_(3, 4) int t_is_status(int got, int want, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    t_vpoint_(got == want, fmt, ap);
+    va_end(ap);
+    if (got != want)
+        t_diag("     got: %d (%s)\n#     want: %d (%s)", got, clsort_status_name(got), want,
+               clsort_status_name(want));
+    return got == want;
+}
+
+/** Test point comparing two strings (NULL allowed); both printed on failure. */
+static T_UNUSED_ T_PRINTF_(3, 4) int t_is_str(const char *got, const char *want, const char *fmt,
+                                               ...)
+{
+    const int pass = (got == NULL || want == NULL) ? got == want : strcmp(got, want) == 0;
+    va_list ap;
+    va_start(ap, fmt);
+    t_vpoint_(pass, fmt, ap);
+    va_end(ap);
+    if (!pass)
+        t_diag("     got: %s%s%s\n#     want: %s%s%s", got ? "\"" : "", got ? got : "(null)",
+               got ? "\"" : "", want ? "\"" : "", want ? want : "(null)", want ? "\"" : "");
+    return pass;
+}
+
+/** A skipped test point (counts as passing). */
+static T_UNUSED_ T_PRINTF_(1, 2) void t_skip(const char *fmt, ...)
+{
+    va_list ap;
+    ++t_count_;
+    printf("ok %u # SKIP ", t_count_);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+}
+
+/** Stops the whole program: "Bail out!" tells the TAP consumer nothing more will come. */
+static T_UNUSED_ T_PRINTF_(1, 2) void t_bail(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("Bail out! ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+    exit(2);
+}
+
+static uint64_t t_splitmix64_(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/** Starts the run: takes the seed from CLSORT_TEST_SEED (decimal or 0x hex) or makes one, and
+ *  prints it so that a failing run can be replayed. Returns the seed. */
+static T_UNUSED_ uint64_t t_init(const char *program)
+{
+    const char *env = getenv("CLSORT_TEST_SEED");
+    if (env && *env) {
+        t_seed_ = strtoull(env, NULL, 0);
+    } else {
+        uint64_t s = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 32);
+        s ^= (uint64_t)(uintptr_t)&s; /* differs per process under ASLR */
+        t_seed_ = t_splitmix64_(&s) & 0xFFFFFFFFFFFFull;
+    }
+    printf("# %s: seed %" PRIu64 " (replay with CLSORT_TEST_SEED=%" PRIu64 ")\n", program,
+           t_seed_, t_seed_);
+    fflush(stdout);
+    return t_seed_;
+}
+
+/** Ends the run: prints the plan and a summary, returns the exit status for main. */
+static T_UNUSED_ int t_done(void)
+{
+    printf("1..%u\n", t_count_);
+    if (t_failed_)
+        printf("# FAILED %u of %u (seed %" PRIu64 ")\n", t_failed_, t_count_, t_seed_);
+    fflush(stdout);
+    return t_failed_ ? 1 : 0;
+}
+
+/** Milliseconds on a monotonic clock. */
+static T_UNUSED_ double t_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- Random numbers ------------------------------------------------------------------------- */
+
+typedef struct t_rng {
+    uint64_t s;
+} t_rng;
+
+/** A generator for one case, derived from the run's seed and up to four case parameters. */
+static T_UNUSED_ t_rng t_rng_for(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    uint64_t s = t_seed_;
+    const uint64_t parts[4] = {a, b, c, d};
+    for (int i = 0; i < 4; ++i) {
+        s ^= parts[i];
+        (void)t_splitmix64_(&s);
+    }
+    t_rng r = {s};
+    return r;
+}
+
+static T_UNUSED_ uint64_t t_rand64(t_rng *r)
+{
+    return t_splitmix64_(&r->s);
+}
+
+/** Uniform in [0, bound); bound > 0. (The slight modulo bias does not matter here.) */
+static T_UNUSED_ uint64_t t_rand_below(t_rng *r, uint64_t bound)
+{
+    return t_rand64(r) % bound;
+}
+
+/* ---- Types and the documented order -------------------------------------------------------- */
+
+#define T_NTYPES 6
+static const clsort_type t_types[T_NTYPES] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
+                                              CLSORT_U64, CLSORT_I64, CLSORT_F64};
+#define T_NALGOS 4
+static const clsort_algorithm t_algos[T_NALGOS] = {CLSORT_AUTO, CLSORT_BITONIC,
+                                                   CLSORT_ODD_EVEN_MERGE,
+                                                   CLSORT_ODD_EVEN_TRANSPOSITION};
+
+static T_UNUSED_ size_t t_size(clsort_type type)
+{
+    return (type == CLSORT_U64 || type == CLSORT_I64 || type == CLSORT_F64) ? 8 : 4;
+}
+
+static T_UNUSED_ const char *t_type_name(clsort_type type)
+{
+    static const char *const names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
+    return (unsigned)type < 6 ? names[type] : "?";
+}
+
+static T_UNUSED_ const char *t_algo_name(clsort_algorithm algo)
+{
+    static const char *const names[] = {"auto", "bitonic", "odd-even-merge",
+                                        "odd-even-transposition"};
+    return (unsigned)algo < 4 ? names[algo] : "?";
+}
+
+/** Reads key i of an array of `type` as raw bits. */
+static T_UNUSED_ uint64_t t_get_bits(clsort_type type, const void *keys, size_t i)
+{
+    if (t_size(type) == 4) {
+        uint32_t v;
+        memcpy(&v, (const unsigned char *)keys + 4 * i, 4);
+        return v;
+    }
+    uint64_t v;
+    memcpy(&v, (const unsigned char *)keys + 8 * i, 8);
+    return v;
+}
+
+/** Writes raw bits as key i of an array of `type`. */
+static T_UNUSED_ void t_set_bits(clsort_type type, void *keys, size_t i, uint64_t bits)
+{
+    if (t_size(type) == 4) {
+        const uint32_t v = (uint32_t)bits;
+        memcpy((unsigned char *)keys + 4 * i, &v, 4);
+    } else {
+        memcpy((unsigned char *)keys + 8 * i, &bits, 8);
+    }
+}
+
+/** Maps a key's bits to an unsigned integer whose order is the documented order: integers
+ *  numerically, floats by IEEE 754 totalOrder (sign set: complement; else set the sign bit). */
+static T_UNUSED_ uint64_t t_ord(clsort_type type, uint64_t bits)
+{
+    switch (type) {
+    case CLSORT_U32:
+    case CLSORT_U64:
+        return bits;
+    case CLSORT_I32:
+        return bits ^ 0x80000000u;
+    case CLSORT_I64:
+        return bits ^ 0x8000000000000000ull;
+    case CLSORT_F32:
+        return (bits & 0x80000000u) ? (~bits & 0xFFFFFFFFu) : (bits | 0x80000000u);
+    case CLSORT_F64:
+        return (bits & 0x8000000000000000ull) ? ~bits : (bits | 0x8000000000000000ull);
+    }
+    return bits;
+}
+
+/** The exact inverse of t_ord. */
+static T_UNUSED_ uint64_t t_unord(clsort_type type, uint64_t ord)
+{
+    switch (type) {
+    case CLSORT_U32:
+    case CLSORT_U64:
+        return ord;
+    case CLSORT_I32:
+        return ord ^ 0x80000000u;
+    case CLSORT_I64:
+        return ord ^ 0x8000000000000000ull;
+    case CLSORT_F32:
+        return (ord & 0x80000000u) ? (ord & 0x7FFFFFFFu) : (~ord & 0xFFFFFFFFu);
+    case CLSORT_F64:
+        return (ord & 0x8000000000000000ull) ? (ord & 0x7FFFFFFFFFFFFFFFull) : ~ord;
+    }
+    return ord;
+}
+
+static int t_cmp_u64_(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/** The reference: sorts n keys of `type` in place with qsort in the documented order; descending
+ *  is the exact reverse of ascending. Keys equal in that order have equal bits, so the result is
+ *  unique and the library's output must match it byte for byte. Returns 0, or -1 out of memory. */
+static T_UNUSED_ int t_ref_sort(clsort_type type, void *keys, size_t n, int descending)
+{
+    uint64_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    if (!ord)
+        return -1;
+    for (size_t i = 0; i < n; ++i)
+        ord[i] = t_ord(type, t_get_bits(type, keys, i));
+    qsort(ord, n, sizeof *ord, t_cmp_u64_);
+    for (size_t i = 0; i < n; ++i)
+        t_set_bits(type, keys, descending ? n - 1 - i : i, t_unord(type, ord[i]));
+    free(ord);
+    return 0;
+}
+
+/** Compares a sorted result with the reference byte for byte. Returns the first index that
+ *  differs, or n if none does. */
+static T_UNUSED_ size_t t_first_diff(clsort_type type, const void *got, const void *want, size_t n)
+{
+    const size_t sz = t_size(type);
+    if (memcmp(got, want, n * sz) == 0)
+        return n;
+    for (size_t i = 0; i < n; ++i)
+        if (memcmp((const unsigned char *)got + i * sz, (const unsigned char *)want + i * sz, sz))
+            return i;
+    return n;
+}
+
+/** Prints a window of got/want around index `at` as diagnostics. */
+static T_UNUSED_ void t_diag_diff(clsort_type type, const void *got, const void *want, size_t n,
+                                  size_t at)
+{
+    const size_t lo = at >= 3 ? at - 3 : 0, hi = at + 4 < n ? at + 4 : n;
+    const int w = t_size(type) == 4 ? 8 : 16;
+    for (size_t i = lo; i < hi; ++i)
+        t_diag("  [%zu] got 0x%0*" PRIx64 " want 0x%0*" PRIx64 "%s", i, w,
+               t_get_bits(type, got, i), w, t_get_bits(type, want, i),
+               i == at ? "   <-- first difference" : "");
+}
+
+/* ---- Distributions -------------------------------------------------------------------------- */
+
+typedef enum t_dist {
+    T_RANDOM,   /* uniform random bits (floats: random bit patterns, so some NaNs too) */
+    T_SORTED,   /* already in ascending order */
+    T_REVERSED, /* in descending order */
+    T_EQUAL,    /* all keys the same */
+    T_FEW,      /* a handful of distinct keys */
+    T_SPECIAL,  /* floats: NaNs of both signs with payloads, +-0, +-inf, subnormals, extremes;
+                   integers: 0, +-1, min, max and their neighbours */
+    T_NDIST
+} t_dist;
+
+static T_UNUSED_ const char *t_dist_name(t_dist d)
+{
+    static const char *const names[] = {"random", "sorted", "reversed",
+                                        "equal",  "few",    "special"};
+    return (unsigned)d < T_NDIST ? names[d] : "?";
+}
+
+static const uint32_t t_special_f32_[] = {
+    0x00000000u, 0x80000000u,                          /* +0, -0 */
+    0x7F800000u, 0xFF800000u,                          /* +inf, -inf */
+    0x7FC00000u, 0xFFC00000u,                          /* quiet NaNs */
+    0x7F800001u, 0xFF800001u, 0x7FA5A5A5u, 0xFF812345u, /* signalling NaNs with payloads */
+    0x7FFFFFFFu, 0xFFFFFFFFu, 0x7FC00001u, 0xFFC0BEEFu, /* quiet NaNs with payloads */
+    0x00000001u, 0x80000001u, 0x007FFFFFu, 0x807FFFFFu, /* subnormals: min, max */
+    0x00400000u, 0x80012345u,                          /* subnormals */
+    0x00800000u, 0x80800000u, 0x7F7FFFFFu, 0xFF7FFFFFu, /* min normal, max finite */
+    0x3F800000u, 0xBF800000u, 0x3F800001u, 0xBF7FFFFFu, /* +-1 and neighbours */
+};
+static const uint64_t t_special_f64_[] = {
+    0x0000000000000000ull, 0x8000000000000000ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
+    0x7FF8000000000000ull, 0xFFF8000000000000ull, 0x7FF0000000000001ull, 0xFFF0000000000001ull,
+    0x7FF5A5A5A5A5A5A5ull, 0xFFF0123456789ABCull, 0x7FFFFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFFFull,
+    0x7FF8000000000001ull, 0xFFF800000000BEEFull, 0x0000000000000001ull, 0x8000000000000001ull,
+    0x000FFFFFFFFFFFFFull, 0x800FFFFFFFFFFFFFull, 0x0008000000000000ull, 0x8000123456789ABCull,
+    0x0010000000000000ull, 0x8010000000000000ull, 0x7FEFFFFFFFFFFFFFull, 0xFFEFFFFFFFFFFFFFull,
+    0x3FF0000000000000ull, 0xBFF0000000000000ull, 0x3FF0000000000001ull, 0xBFEFFFFFFFFFFFFFull,
+};
+static const uint64_t t_special_int_[] = {
+    0, 1, 2, 0xFFFFFFFFFFFFFFFFull, 0xFFFFFFFFFFFFFFFEull, /* 0, 1, 2, -1, -2 */
+    0x8000000000000000ull, 0x8000000000000001ull,         /* i64 min, min + 1 */
+    0x7FFFFFFFFFFFFFFFull, 0x7FFFFFFFFFFFFFFEull,         /* i64 max, max - 1 */
+    0x80000000u, 0x80000001u, 0x7FFFFFFFu, 0x7FFFFFFEu,   /* i32 min/max and neighbours */
+    0xFFFFFFFFu, 0x100000000ull, 0xFFFFFFFF00000000ull,   /* 32-bit boundaries in 64 bits */
+};
+
+/** One special key: half the time from the fixed list, else a random NaN of either sign, a random
+ *  subnormal, or random bits. */
+static uint64_t t_special_key_(clsort_type type, t_rng *r)
+{
+    const uint64_t x = t_rand64(r);
+    const unsigned pick = (unsigned)(t_rand64(r) % 8);
+    if (type == CLSORT_F32) {
+        const size_t m = sizeof t_special_f32_ / sizeof *t_special_f32_;
+        const uint32_t sign = (uint32_t)(x >> 63) << 31, frac = (uint32_t)x & 0x7FFFFFu;
+        if (pick < 4)
+            return t_special_f32_[x % m];
+        if (pick == 4)
+            return sign | 0x7F800000u | (frac ? frac : 1); /* NaN */
+        if (pick == 5)
+            return sign | (frac ? frac : 1); /* subnormal */
+        return (uint32_t)x;
+    }
+    if (type == CLSORT_F64) {
+        const size_t m = sizeof t_special_f64_ / sizeof *t_special_f64_;
+        const uint64_t sign = x & 0x8000000000000000ull, frac = (x >> 1) & 0xFFFFFFFFFFFFFull;
+        if (pick < 4)
+            return t_special_f64_[x % m];
+        if (pick == 4)
+            return sign | 0x7FF0000000000000ull | (frac ? frac : 1);
+        if (pick == 5)
+            return sign | (frac ? frac : 1);
+        return x;
+    }
+    const size_t m = sizeof t_special_int_ / sizeof *t_special_int_;
+    if (pick < 6)
+        return t_special_int_[x % m] & (t_size(type) == 4 ? 0xFFFFFFFFull : ~0ull);
+    return t_size(type) == 4 ? (uint32_t)x : x;
+}
+
+/** Fills keys[0..n) of `type` with distribution `dist`. */
+static T_UNUSED_ void t_fill(clsort_type type, t_dist dist, void *keys, size_t n, t_rng *r)
+{
+    const uint64_t mask = t_size(type) == 4 ? 0xFFFFFFFFull : ~0ull;
+    uint64_t few[5];
+    for (int i = 0; i < 5; ++i)
+        few[i] = (i == 4 && type != CLSORT_U32 && type != CLSORT_U64) ? t_special_key_(type, r)
+                                                                      : t_rand64(r) & mask;
+    const uint64_t equal = (t_rand64(r) & 1) ? t_special_key_(type, r) : t_rand64(r) & mask;
+    const unsigned nfew = 2 + (unsigned)t_rand_below(r, 4);
+    for (size_t i = 0; i < n; ++i) {
+        uint64_t v;
+        switch (dist) {
+        case T_EQUAL:
+            v = equal;
+            break;
+        case T_FEW:
+            v = few[t_rand_below(r, nfew)];
+            break;
+        case T_SPECIAL:
+            v = t_special_key_(type, r);
+            break;
+        default:
+            v = t_rand64(r) & mask;
+            break;
+        }
+        t_set_bits(type, keys, i, v);
+    }
+    if (dist == T_SORTED || dist == T_REVERSED)
+        t_ref_sort(type, keys, n, dist == T_REVERSED);
+}
+
+/** A checked malloc for tests: bails out when memory runs out. */
+static T_UNUSED_ void *t_xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p)
+        t_bail("out of host memory (%zu bytes)", bytes);
+    return p;
+}
+
+/** Creates the test context on CLSORT_DEVICE (run_tests.sh sets cpu) or the default device; bails
+ *  out if there is none, since nothing else can run. */
+static T_UNUSED_ clsort_ctx *t_create_ctx(void)
+{
+    clsort_ctx *ctx = NULL;
+    const int rc = clsort_create(&ctx, NULL);
+    if (rc != CLSORT_OK || !ctx)
+        t_bail("clsort_create failed: %s (%d): %s", clsort_strerror(rc), rc,
+               clsort_last_error(ctx));
+    clsort_device_info info;
+    if (clsort_get_device_info(ctx, &info) == CLSORT_OK)
+        t_diag("device: %s (%s, %s), config: %s", info.name ? info.name : "?",
+               info.platform ? info.platform : "?", info.type ? info.type : "?",
+               info.config_source ? info.config_source : "?");
+    return ctx;
+}
+
+#endif /* CLSORT_TEST_UTIL_H */
