@@ -1,0 +1,233 @@
+/* api_sort.c - the public sort calls: argument checks, the host fallback for small inputs,
+ * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
+
+/* Checks shared by every entry point; records the reason on ctx. */
+static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, clsort_type type,
+                      clsort_algorithm algo, unsigned flags, size_t value_size, int need_values,
+                      int have_values)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    if (!clsort_type_size(type))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
+    if ((unsigned)algo > CLSORT_ODD_EVEN_TRANSPOSITION)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid algorithm %d", fn,
+                            (int)algo);
+    if (flags & ~KNOWN_FLAGS)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
+                            flags & ~KNOWN_FLAGS);
+    if (need_values && value_size != 4 && value_size != 8)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 4 or 8", fn,
+                            value_size);
+    if (n > 0 && !have_keys)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL with n = %zu", fn, n);
+    if (need_values && n > 0 && !have_values)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL with n = %zu", fn, n);
+    if ((type == CLSORT_F64) && !ctx->dev.fp64)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
+                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
+                            ctx->dev.name);
+    return CLSORT_OK;
+}
+
+static void reset_stats(clsort_ctx *ctx)
+{
+    if (ctx->stat_first)
+        clReleaseEvent(ctx->stat_first);
+    if (ctx->stat_last)
+        clReleaseEvent(ctx->stat_last);
+    ctx->stat_first = ctx->stat_last = NULL;
+    memset(&ctx->stats, 0, sizeof ctx->stats);
+}
+
+/* Host arrays -> scratch buffers -> sort -> host arrays, blocking. On failure the host arrays
+ * are untouched: results are only read back once every launch was enqueued successfully. */
+static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                       size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    int rc = CLSORT_OK;
+    const size_t ks = clsort_type_size(type), total = n * count;
+    if (count && total / count != n)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "n * count overflows");
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, total * ks));
+    if (values)
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, total * value_size));
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_FALSE, 0, total * ks, keys,
+                                      0, NULL, NULL);
+    CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "keys");
+    if (values) {
+        err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[1], CL_FALSE, 0, total * value_size,
+                                   values, 0, NULL, NULL);
+        CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "values");
+    }
+    CLSORT__CHECK(clsort__enqueue_sort(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
+                                       values ? value_size : 0, n, count, type, algo, flags, 0,
+                                       NULL, NULL, NULL));
+    err = clFinish(ctx->queue);
+    CLSORT__CL_CHECK(ctx, err, "clFinish", "sort kernels");
+    err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, total * ks, keys, 0, NULL,
+                              NULL);
+    CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "keys");
+    if (values) {
+        err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[1], CL_TRUE, 0, total * value_size,
+                                  values, 0, NULL, NULL);
+        CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "values");
+    }
+    return CLSORT_OK;
+fail:
+    clFinish(ctx->queue);
+    return rc;
+}
+
+static int use_host(const clsort_ctx *ctx, size_t n, unsigned flags)
+{
+    return !(flags & CLSORT_NO_HOST_FALLBACK) && n <= ctx->host_fallback_max;
+}
+
+static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                    clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    const uint64_t t0 = clsort__now_ns();
+    reset_stats(ctx);
+    int rc;
+    if (n < 2) {
+        rc = CLSORT_OK;
+    } else if (use_host(ctx, n, flags)) {
+        rc = clsort__host_sort(keys, values, value_size, n, type, flags);
+        ctx->stats.host_fallback = 1;
+        ctx->stats.algorithm = algo == CLSORT_AUTO ? clsort__resolve_auto(ctx, n) : algo;
+    } else {
+        rc = device_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
+    }
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}
+
+int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
+                unsigned flags)
+{
+    int rc = check_args(ctx, "clsort_sort", keys != NULL, n, type, algo, flags, 0, 0, 0);
+    if (rc)
+        return rc;
+    /* Keys that compare equal have identical bits (totalOrder for floats), so a keys-only sort
+     * is stable by construction: CLSORT_STABLE needs no work here. */
+    return sort_any(ctx, keys, NULL, 0, n, type, algo, flags);
+}
+
+/* CLSORT_STABLE for pairs: sort (key, position) pairs, restore input order inside each run of
+ * equal keys on the host, then move the values by the positions. */
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int stable_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                        clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    const size_t ks = clsort_type_size(type);
+    uint64_t *pos = malloc(n * sizeof *pos);
+    unsigned char *vcopy = malloc(n * value_size);
+    if (!pos || !vcopy) {
+        free(pos);
+        free(vcopy);
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "out of host memory (stable sort)");
+    }
+    unsigned char *kcopy = malloc(n * ks);
+    if (!kcopy) {
+        free(pos);
+        free(vcopy);
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "out of host memory (stable sort)");
+    }
+    memcpy(kcopy, keys, n * ks);
+    for (size_t i = 0; i < n; ++i)
+        pos[i] = i;
+    int rc = sort_any(ctx, kcopy, pos, 8, n, type, algo, flags & ~CLSORT_STABLE);
+    if (rc == CLSORT_OK) {
+        for (size_t a = 0; a < n;) {
+            size_t b = a + 1;
+            while (b < n && !memcmp(kcopy + b * ks, kcopy + a * ks, ks))
+                ++b;
+            if (b - a > 1)
+                qsort(pos + a, b - a, sizeof *pos, cmp_u64);
+            a = b;
+        }
+        memcpy(vcopy, values, n * value_size);
+        unsigned char *v = values;
+        for (size_t i = 0; i < n; ++i)
+            memcpy(v + i * value_size, vcopy + pos[i] * value_size, value_size);
+        memcpy(keys, kcopy, n * ks);
+    }
+    free(pos);
+    free(vcopy);
+    free(kcopy);
+    return rc;
+}
+
+int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                      clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    int rc = check_args(ctx, "clsort_sort_pairs", keys != NULL, n, type, algo, flags, value_size,
+                        1, values != NULL);
+    if (rc)
+        return rc;
+    if ((flags & CLSORT_STABLE) && n > 1)
+        return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
+    return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
+}
+
+int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsort_type type,
+                      clsort_algorithm algo, unsigned flags)
+{
+    int rc = check_args(ctx, "clsort_sort_batch", keys != NULL || count == 0, n, type, algo,
+                        flags, 0, 0, 0);
+    if (rc)
+        return rc;
+    if (flags & CLSORT_STABLE)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED, "clsort_sort_batch: CLSORT_STABLE");
+    const uint64_t t0 = clsort__now_ns();
+    reset_stats(ctx);
+    if (n >= 2 && count > 0)
+        rc = device_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}
+
+int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
+                       clsort_type type, clsort_algorithm algo, unsigned flags, cl_uint num_wait,
+                       const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    int rc = check_args(ctx, "clsort_sort_buffer", keys != NULL, n, type, algo, flags,
+                        values ? value_size : 0, values != NULL, 1);
+    if (rc)
+        return rc;
+    if (flags & CLSORT_STABLE)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
+                            "clsort_sort_buffer: CLSORT_STABLE needs host memory");
+    if ((num_wait && !wait) || (!num_wait && wait))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_sort_buffer: bad wait list");
+    size_t have = 0;
+    if (n > 0 && (clGetMemObjectInfo(keys, CL_MEM_SIZE, sizeof have, &have, NULL) != CL_SUCCESS ||
+                  have / clsort_type_size(type) < n))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "clsort_sort_buffer: keys buffer holds fewer than n = %zu keys", n);
+    if (n > 0 && values &&
+        (clGetMemObjectInfo(values, CL_MEM_SIZE, sizeof have, &have, NULL) != CL_SUCCESS ||
+         have / value_size < n))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "clsort_sort_buffer: values buffer holds fewer than n = %zu values", n);
+    const uint64_t t0 = clsort__now_ns();
+    reset_stats(ctx);
+    rc = clsort__enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
+                              num_wait, wait, done, NULL);
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}

@@ -1,0 +1,108 @@
+/* params.c - kernel parameters: built-in defaults derived from the device's limits, the checks
+ * every value passes before use, and the one function that turns them into -D build options. */
+#include "internal.h"
+
+#include <string.h>
+
+int clsort__network_index(clsort_algorithm algo)
+{
+    switch (algo) {
+    case CLSORT_BITONIC:
+        return 0;
+    case CLSORT_ODD_EVEN_MERGE:
+        return 1;
+    case CLSORT_ODD_EVEN_TRANSPOSITION:
+        return 2;
+    default:
+        return -1;
+    }
+}
+
+int clsort__width_index(clsort_type type)
+{
+    return clsort_type_size(type) == 8 ? 1 : 0;
+}
+
+int clsort__valkind_index(size_t value_size)
+{
+    return value_size == 0 ? 0 : value_size == 4 ? 1 : value_size == 8 ? 2 : -1;
+}
+
+static size_t elem_bytes(int width, int valkind)
+{
+    return (width ? 8u : 4u) + (valkind == 0 ? 0u : valkind == 1 ? 4u : 8u);
+}
+
+size_t clsort__local_bytes(int net, int width, int valkind, const clsort_params *p)
+{
+    /* The odd-even merge's halo pass keeps a window of three tiles. */
+    return (size_t)p->tile * elem_bytes(width, valkind) * (net == 1 ? 3u : 1u);
+}
+
+static int is_pow2(unsigned x)
+{
+    return x && !(x & (x - 1));
+}
+
+void clsort__default_params(const clsort__device *dev, int net, int width, int valkind,
+                            clsort_params *out)
+{
+    const int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
+    clsort_params p;
+    p.vec_step = 1;
+    p.keys_per_item = (width == 0 && valkind == 0) ? 16 : 8;
+    /* Largest tile that leaves room for two work-groups per compute unit on a GPU (local memory
+     * is the limit there); on a CPU "local" memory is ordinary memory, and 4096 keys keep a
+     * work-group's tile in the core's L2. */
+    const cl_ulong budget = gpu ? dev->local_mem / 2 : dev->local_mem;
+    p.tile = 4096;
+    while (p.tile > 2 && clsort__local_bytes(net, width, valkind, &p) > budget)
+        p.tile >>= 1;
+    const unsigned want_wg = gpu ? 256 : 64;
+    p.wg_size = want_wg;
+    while (p.wg_size > 1 && (p.wg_size > dev->max_wg || p.wg_size > p.tile / 2))
+        p.wg_size >>= 1;
+    *out = p;
+}
+
+int clsort__check_params(const clsort__device *dev, int net, int width, int valkind,
+                         const clsort_params *p, char *why, size_t why_size)
+{
+    if (!is_pow2(p->tile) || p->tile < 2 || p->tile > 65536) {
+        snprintf(why, why_size, "tile %u is not a power of two in [2, 65536]", p->tile);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    if (p->wg_size < 1 || p->wg_size > dev->max_wg) {
+        snprintf(why, why_size, "wg_size %u is outside [1, %zu] (CL_DEVICE_MAX_WORK_GROUP_SIZE)",
+                 p->wg_size, dev->max_wg);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    if (!is_pow2(p->vec_step) || p->vec_step > 16) {
+        snprintf(why, why_size, "vec_step %u is not a power of two in [1, 16]", p->vec_step);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    if (!is_pow2(p->keys_per_item) || p->keys_per_item < 2 || p->keys_per_item > 32) {
+        snprintf(why, why_size, "keys_per_item %u is not a power of two in [2, 32]",
+                 p->keys_per_item);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    const size_t need = clsort__local_bytes(net, width, valkind, p);
+    if (need > dev->local_mem) {
+        snprintf(why, why_size,
+                 "tile %u needs %zu bytes of local memory, more than the device's %llu "
+                 "(CL_DEVICE_LOCAL_MEM_SIZE)",
+                 p->tile, need, (unsigned long long)dev->local_mem);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    return CLSORT_OK;
+}
+
+void clsort__build_options(int width, int valkind, int index_bits, const clsort_params *p,
+                           char *out, size_t out_size)
+{
+    snprintf(out, out_size,
+             "-DKEY_BITS=%d -DVAL_BYTES=%d -DINDEX_BITS=%d -DWG_SIZE=%u -DVEC_STEP=%u -DTILE=%u "
+             "-DKEYS_PER_ITEM=%u",
+             width ? 64 : 32, valkind == 0 ? 0 : valkind == 1 ? 4 : 8, index_bits, p->wg_size,
+             p->vec_step, p->tile, p->keys_per_item);
+}

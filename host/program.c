@@ -1,0 +1,178 @@
+/* program.c - builds a network's program for given parameters, keeps it in a per-context
+ * in-memory cache keyed by the build options, and hands out its kernels. The disk cache
+ * (cache.c) sits under this: a hit there skips the compiler. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Embedded at build time from the kernels/ sources by tools/embed.c. */
+extern const char clsort__src_common[], clsort__src_bitonic[], clsort__src_oddeven_merge[],
+    clsort__src_transposition[];
+extern const size_t clsort__src_common_len, clsort__src_bitonic_len,
+    clsort__src_oddeven_merge_len, clsort__src_transposition_len;
+
+char *clsort__network_source(int net, size_t *len)
+{
+    /* common.cl first; the transposition network reuses bitonic_merge_tile. The files' own
+     * #include lines are skipped by their guards once the pieces are concatenated. */
+    const char *parts[3] = {clsort__src_common, NULL, NULL};
+    size_t lens[3] = {clsort__src_common_len, 0, 0};
+    if (net == 0 || net == 2) {
+        parts[1] = clsort__src_bitonic;
+        lens[1] = clsort__src_bitonic_len;
+    }
+    if (net == 1) {
+        parts[1] = clsort__src_oddeven_merge;
+        lens[1] = clsort__src_oddeven_merge_len;
+    }
+    if (net == 2) {
+        parts[2] = clsort__src_transposition;
+        lens[2] = clsort__src_transposition_len;
+    }
+    size_t total = 0;
+    for (int i = 0; i < 3; ++i)
+        total += lens[i] + 1;
+    char *src = malloc(total + 1);
+    if (!src)
+        return NULL;
+    size_t at = 0;
+    for (int i = 0; i < 3; ++i) {
+        if (!parts[i])
+            continue;
+        memcpy(src + at, parts[i], lens[i]);
+        at += lens[i];
+        src[at++] = '\n';
+    }
+    src[at] = 0;
+    *len = at;
+    return src;
+}
+
+static int build(clsort_ctx *ctx, const char *src, size_t len, const char *options,
+                 cl_program *out)
+{
+    int rc = CLSORT_OK;
+    cl_int err;
+    cl_program prog = clsort__cache_load(ctx, src, len, options);
+    if (prog) {
+        *out = prog;
+        return CLSORT_OK;
+    }
+    prog = clCreateProgramWithSource(ctx->context, 1, &src, &len, &err);
+    CLSORT__CL_CHECK(ctx, err, "clCreateProgramWithSource", "");
+    const uint64_t t0 = clsort__now_ns();
+    err = clBuildProgram(prog, 1, &ctx->dev.id, options, NULL, NULL);
+    clsort__trace(ctx, "built program in %.1f ms: %s", (clsort__now_ns() - t0) / 1e6, options);
+    if (err != CL_SUCCESS) {
+        rc = clsort__cl_fail(ctx, err, "clBuildProgram", "");
+        if (rc != CLSORT_ERR_OUT_OF_MEMORY)
+            rc = CLSORT_ERR_BUILD;
+        clsort__append_error(ctx, "\nbuild options: ");
+        clsort__append_error(ctx, options);
+        size_t log_size = 0;
+        clGetProgramBuildInfo(prog, ctx->dev.id, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
+        char *log = log_size ? malloc(log_size + 1) : NULL;
+        if (log && clGetProgramBuildInfo(prog, ctx->dev.id, CL_PROGRAM_BUILD_LOG, log_size, log,
+                                         NULL) == CL_SUCCESS) {
+            log[log_size] = 0;
+            clsort__append_error(ctx, "\nbuild log:\n");
+            clsort__append_error(ctx, log);
+        }
+        free(log);
+        goto fail;
+    }
+    clsort__cache_store(ctx, prog, src, len, options);
+    *out = prog;
+    return CLSORT_OK;
+fail:
+    if (prog)
+        clReleaseProgram(prog);
+    return rc;
+}
+
+int clsort__get_program(clsort_ctx *ctx, int net, int width, int valkind, int index_bits,
+                        const clsort_params *p, clsort__program **out)
+{
+    char options[1024];
+    clsort__build_options(width, valkind, index_bits, p, options, sizeof options);
+    const char *extra = getenv("CLSORT_BUILD_OPTIONS"); /* fault injection and experiments */
+    if (extra && *extra) {
+        strncat(options, " ", sizeof options - strlen(options) - 1);
+        strncat(options, extra, sizeof options - strlen(options) - 1);
+    }
+    for (clsort__program *q = ctx->programs; q; q = q->next)
+        if (q->network == net && !strcmp(q->options, options)) {
+            *out = q;
+            return CLSORT_OK;
+        }
+    int rc = CLSORT_OK;
+    size_t len = 0;
+    char *src = clsort__network_source(net, &len);
+    clsort__program *q = calloc(1, sizeof *q);
+    char *opt = malloc(strlen(options) + 1);
+    if (!src || !q || !opt) {
+        rc = clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "out of host memory building a program");
+        goto fail;
+    }
+    strcpy(opt, options);
+    CLSORT__CHECK(build(ctx, src, len, options, &q->program));
+    free(src);
+    q->options = opt;
+    q->network = net;
+    q->index_bits = index_bits;
+    q->next = ctx->programs;
+    ctx->programs = q;
+    *out = q;
+    return CLSORT_OK;
+fail:
+    free(src);
+    free(q);
+    free(opt);
+    return rc;
+}
+
+int clsort__get_kernel(clsort_ctx *ctx, clsort__program *prog, const char *name, cl_kernel *out,
+                       size_t *max_wg)
+{
+    for (int i = 0; i < prog->nkernels; ++i)
+        if (!strcmp(prog->kernels[i].name, name)) {
+            *out = prog->kernels[i].kernel;
+            *max_wg = prog->kernels[i].max_wg;
+            return CLSORT_OK;
+        }
+    if (prog->nkernels == CLSORT__MAX_KERNELS)
+        return clsort__fail(ctx, CLSORT_ERR_OPENCL, "too many kernels in one program");
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog->program, name, &err);
+    if (err != CL_SUCCESS)
+        return clsort__cl_fail(ctx, err, "clCreateKernel", name);
+    size_t wg = 0;
+    err = clGetKernelWorkGroupInfo(k, ctx->dev.id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    if (err != CL_SUCCESS) {
+        clReleaseKernel(k);
+        return clsort__cl_fail(ctx, err, "clGetKernelWorkGroupInfo", name);
+    }
+    prog->kernels[prog->nkernels].name = name; /* names are string literals of schedule.c */
+    prog->kernels[prog->nkernels].kernel = k;
+    prog->kernels[prog->nkernels].max_wg = wg;
+    ++prog->nkernels;
+    *out = k;
+    *max_wg = wg;
+    return CLSORT_OK;
+}
+
+void clsort__release_programs(clsort_ctx *ctx)
+{
+    clsort__program *q = ctx->programs;
+    while (q) {
+        clsort__program *next = q->next;
+        for (int i = 0; i < q->nkernels; ++i)
+            clReleaseKernel(q->kernels[i].kernel);
+        clReleaseProgram(q->program);
+        free(q->options);
+        free(q);
+        q = next;
+    }
+    ctx->programs = NULL;
+}

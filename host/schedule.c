@@ -1,0 +1,148 @@
+/* schedule.c - the sequence of launches for each network (docs/kernels.md has the diagrams).
+ * Pure arithmetic on (network, n, parameters): no OpenCL here, so the tests, the benchmark's
+ * pass counts and the data-obliviousness check all see exactly what run.c enqueues. */
+#include "internal.h"
+
+uint64_t clsort__next_pow2(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+unsigned clsort__log2(uint64_t x)
+{
+    unsigned l = 0;
+    while (((uint64_t)1 << l) < x)
+        ++l;
+    return l;
+}
+
+static const char *const bitonic_global[] = {NULL, "bitonic_global_r1", "bitonic_global_r2",
+                                             "bitonic_global_r3", "bitonic_global_r4",
+                                             "bitonic_global_r5"};
+static const char *const oem_global_top[] = {NULL, "oem_global_top_r1", "oem_global_top_r2",
+                                             "oem_global_top_r3", "oem_global_top_r4",
+                                             "oem_global_top_r5"};
+
+static clsort__step tile_step(const char *kernel, uint64_t groups, unsigned wg, cl_uint arg)
+{
+    clsort__step s = {kernel, groups * wg, 1, {arg, 0}, 1, 1, CLSORT__IO_KEYS};
+    return s;
+}
+
+static clsort__step global_step(const char *kernel, uint64_t items, int nargs, cl_uint a0,
+                                cl_uint a1)
+{
+    clsort__step s = {kernel, items, 0, {a0, a1}, nargs, 1, CLSORT__IO_KEYS};
+    return s;
+}
+
+static clsort__step with_io(clsort__step s, int io)
+{
+    s.io = io;
+    return s;
+}
+
+#define EMIT(step)                          \
+    do {                                    \
+        const clsort__step s_ = (step);     \
+        const int rc_ = emit(&s_, user);    \
+        if (rc_ != CLSORT_OK)               \
+            return rc_;                     \
+    } while (0)
+
+static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn emit, void *user)
+{
+    const uint64_t N = clsort__next_pow2(n), tile = p->tile;
+    const uint64_t groups = (n + tile - 1) / tile;
+    const unsigned R = clsort__log2(p->keys_per_item);
+    EMIT(tile_step("bitonic_sort_tile", groups, p->wg_size, (cl_uint)(N < tile ? N : tile)));
+    for (uint64_t k = 2 * tile; k <= N; k <<= 1) {
+        /* Strides k/2 (the flip) down to tile, in groups of up to R fused levels. */
+        unsigned levels = clsort__log2(k / 2) - clsort__log2(tile) + 1;
+        uint64_t jhigh = k / 2;
+        int flip = 1;
+        while (levels) {
+            const unsigned r = levels < R ? levels : R;
+            const uint64_t jlow = jhigh >> (r - 1);
+            EMIT(global_step(bitonic_global[r], N >> r, 2, clsort__log2(jlow), (cl_uint)flip));
+            flip = 0;
+            jhigh = jlow >> 1;
+            levels -= r;
+        }
+        EMIT(tile_step("bitonic_merge_tile", groups, p->wg_size, (cl_uint)(tile / 2)));
+    }
+    return CLSORT_OK;
+}
+
+static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__emit_fn emit,
+                                  void *user)
+{
+    const uint64_t N = clsort__next_pow2(n), tile = p->tile;
+    const uint64_t groups = (n + tile - 1) / tile;
+    const unsigned R = clsort__log2(p->keys_per_item);
+    EMIT(tile_step("oem_sort_tile", groups, p->wg_size, (cl_uint)(N < tile ? N : tile)));
+    for (uint64_t half = tile; half < N; half <<= 1) {
+        /* Merge of blocks of `half` into 2*half: levels half .. tile fused at the top where the
+         * set is closed, one launch per level below that, then the halo pass for the rest. */
+        const unsigned levels = clsort__log2(half) - clsort__log2(tile) + 1;
+        const unsigned r = levels < R ? levels : R;
+        const uint64_t jlow = half >> (r - 1);
+        /* The halo pass cannot run in place, so each merge moves the keys to the auxiliary
+         * buffer in its first pass and back in its last. */
+        EMIT(with_io(global_step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0),
+                     CLSORT__IO_KEYS_TO_AUX));
+        for (uint64_t k = jlow / 2; k >= tile; k >>= 1)
+            EMIT(with_io(global_step("oem_global_level", N / 2, 2, clsort__log2(k),
+                                     clsort__log2(half)),
+                         CLSORT__IO_AUX));
+        EMIT(with_io(tile_step("oem_merge_halo", groups, p->wg_size, clsort__log2(half)),
+                     CLSORT__IO_AUX_TO_KEYS));
+    }
+    return CLSORT_OK;
+}
+
+static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__emit_fn emit,
+                                  void *user)
+{
+    const uint64_t tile = p->tile;
+    const uint64_t blocks = (n + tile - 1) / tile;
+    const uint64_t in_tile = n < tile ? n : tile;
+    /* One loop iteration of oet_sort_tile is two steps; m keys need m steps. */
+    EMIT(tile_step("oet_sort_tile", blocks, p->wg_size, (cl_uint)((in_tile + 1) / 2)));
+    if (blocks < 2)
+        return CLSORT_OK;
+    for (uint64_t round = 0; round < blocks; ++round) {
+        const cl_uint parity = (cl_uint)(round & 1);
+        const uint64_t pairs = (blocks - parity) / 2;
+        if (!pairs)
+            continue;
+        EMIT(global_step("oet_merge_pairs", pairs * tile, 1, parity, 0));
+        EMIT(tile_step("bitonic_merge_tile", blocks, p->wg_size, (cl_uint)(tile / 2)));
+    }
+    return CLSORT_OK;
+}
+
+int clsort__schedule_needs_aux(int net, uint64_t n, const clsort_params *p)
+{
+    return net == 1 && clsort__next_pow2(n) > p->tile;
+}
+
+int clsort__schedule(int net, uint64_t n, const clsort_params *p, clsort__emit_fn emit,
+                     void *user)
+{
+    if (n < 2)
+        return CLSORT_OK;
+    switch (net) {
+    case 0:
+        return schedule_bitonic(n, p, emit, user);
+    case 1:
+        return schedule_oddeven_merge(n, p, emit, user);
+    case 2:
+        return schedule_transposition(n, p, emit, user);
+    default:
+        return CLSORT_ERR_INVALID_ARG;
+    }
+}

@@ -1,0 +1,262 @@
+/* clsort.h - sorting networks on any OpenCL device: the whole public contract.
+ *
+ * Usage:
+ *
+ *     #include <clsort.h>
+ *     clsort_ctx *ctx;
+ *     if (clsort_create(&ctx, NULL) != CLSORT_OK) return 1;        // best device
+ *     float depth[] = { 3.5f, -1.0f, 2.25f };
+ *     int rc = clsort_sort(ctx, depth, 3, CLSORT_F32, CLSORT_AUTO, 0);
+ *     if (rc != CLSORT_OK) fprintf(stderr, "%s\n", clsort_last_error(ctx));
+ *     clsort_destroy(ctx);
+ *
+ * Link with -lclsort -lOpenCL.
+ *
+ * Order: integers sort numerically; floats sort by IEEE 754 totalOrder
+ * (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, NaNs ordered by payload). Every output bit
+ * pattern is an input bit pattern: NaN payloads and the sign of zero survive. CLSORT_DESCENDING gives
+ * the exact reverse of that order. Sorts are not stable unless CLSORT_STABLE is given.
+ *
+ * Threads: a clsort_ctx is not thread-safe; use one context per thread (contexts are independent).
+ * The library never prints (except a trace on stderr when the environment sets CLSORT_DEBUG=1) and
+ * never exits.
+ */
+#ifndef CLSORT_H
+#define CLSORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/cl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(CLSORT_BUILD_SHARED)
+#define CLSORT_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define CLSORT_API __attribute__((visibility("default")))
+#else
+#define CLSORT_API
+#endif
+
+/* ---- Version ------------------------------------------------------------------------------- */
+#define CLSORT_VERSION_MAJOR 0
+#define CLSORT_VERSION_MINOR 3
+#define CLSORT_VERSION_PATCH 0
+#define CLSORT_VERSION_NUMBER \
+    (CLSORT_VERSION_MAJOR * 10000 + CLSORT_VERSION_MINOR * 100 + CLSORT_VERSION_PATCH)
+#define CLSORT_VERSION_STRING "0.3.0"
+
+/** Returns CLSORT_VERSION_NUMBER of the library actually linked. */
+CLSORT_API unsigned clsort_version_number(void);
+/** Returns CLSORT_VERSION_STRING of the library actually linked. */
+CLSORT_API const char *clsort_version_string(void);
+
+/* ---- Status codes -------------------------------------------------------------------------- */
+/* One list makes the enum, the names and the messages, so they never drift apart. */
+#define CLSORT_STATUS_MAP(X)                                                              \
+    X(OK, 0, "success")                                                                   \
+    X(ERR_INVALID_ARG, -1, "invalid argument")                                            \
+    X(ERR_NO_DEVICE, -2, "no matching OpenCL device")                                     \
+    X(ERR_OUT_OF_MEMORY, -3, "out of memory (host or device)")                            \
+    X(ERR_BUILD, -4, "OpenCL program build failed")                                       \
+    X(ERR_UNSUPPORTED, -5, "not supported by this device")                                \
+    X(ERR_OPENCL, -6, "OpenCL call failed")
+
+typedef enum clsort_status {
+#define CLSORT_STATUS_ENUM_(name, value, msg) CLSORT_##name = value,
+    CLSORT_STATUS_MAP(CLSORT_STATUS_ENUM_)
+#undef CLSORT_STATUS_ENUM_
+} clsort_status;
+
+/** Returns a static, human-readable message for a status code ("unknown status" if not one). */
+CLSORT_API const char *clsort_strerror(int status);
+/** Returns the status code's name without prefix, e.g. "ERR_BUILD"; "UNKNOWN" if not one. */
+CLSORT_API const char *clsort_status_name(int status);
+
+/* ---- Types --------------------------------------------------------------------------------- */
+typedef struct clsort_ctx clsort_ctx;
+
+/** Key types. All are native-endian, naturally sized (4 or 8 bytes). */
+typedef enum clsort_type {
+    CLSORT_U32,
+    CLSORT_I32,
+    CLSORT_F32,
+    CLSORT_U64,
+    CLSORT_I64,
+    CLSORT_F64
+} clsort_type;
+
+/** Sorting networks. AUTO picks the fastest for the size and type on the context's device. */
+typedef enum clsort_algorithm {
+    CLSORT_AUTO,
+    CLSORT_BITONIC,
+    CLSORT_ODD_EVEN_MERGE,
+    CLSORT_ODD_EVEN_TRANSPOSITION
+} clsort_algorithm;
+
+/** Flag: sort in descending order (the exact reverse of ascending). */
+#define CLSORT_DESCENDING 1u
+/** Flag: keys that compare equal keep their input order (values travel with them). Costs extra
+ *  work: 32-bit keys are widened to (key, position) 64-bit keys; 64-bit keys are sorted as pairs
+ *  with their positions and runs of equal keys are put back in input order on the host. */
+#define CLSORT_STABLE 2u
+/** Flag: never use the host fallback for small inputs; always run the device network. */
+#define CLSORT_NO_HOST_FALLBACK 4u
+
+/** Returns the size in bytes of one key of `type` (4 or 8), or 0 for an invalid type. */
+CLSORT_API size_t clsort_type_size(clsort_type type);
+/** Returns "u32", "i32", "f32", "u64", "i64", "f64", or NULL for an invalid type. */
+CLSORT_API const char *clsort_type_name(clsort_type type);
+/** Parses a type name as above; returns 0 and sets *type, or -1 if unknown. */
+CLSORT_API int clsort_type_parse(const char *name, clsort_type *type);
+/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", or NULL. */
+CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algo);
+/** Parses an algorithm name as above; returns 0 and sets *algo, or -1 if unknown. */
+CLSORT_API int clsort_algorithm_parse(const char *name, clsort_algorithm *algo);
+
+/* ---- Contexts ------------------------------------------------------------------------------ */
+
+/** Creates a context on a device chosen by `device`:
+ *   NULL or ""  the best device: the environment variable CLSORT_DEVICE if set, else the first GPU,
+ *               else the first CPU, else the first device;
+ *   "gpu","cpu" the first device of that type;
+ *   "P:D"       device D of platform P (both from 0, as `clsort --list-devices` numbers them);
+ *   otherwise   the first device whose name contains `device`, case-insensitively.
+ * The context owns its OpenCL context and an in-order queue with profiling enabled.
+ * On success returns CLSORT_OK and sets *ctx. On failure sets *ctx to NULL and returns
+ * CLSORT_ERR_NO_DEVICE (nothing matches), CLSORT_ERR_INVALID_ARG (ctx NULL), CLSORT_ERR_OPENCL or
+ * CLSORT_ERR_OUT_OF_MEMORY. */
+CLSORT_API int clsort_create(clsort_ctx **ctx, const char *device);
+
+/** Creates a context that enqueues all work on the caller's `queue` (and uses its context and
+ *  device). The library retains the queue and releases it in clsort_destroy. Profiling on the queue
+ *  is not required. Returns CLSORT_OK, or CLSORT_ERR_INVALID_ARG / CLSORT_ERR_OPENCL with *ctx NULL. */
+CLSORT_API int clsort_create_with_queue(clsort_ctx **ctx, cl_command_queue queue);
+
+/** Releases everything the context holds. NULL is a no-op. Work it enqueued is finished first. */
+CLSORT_API void clsort_destroy(clsort_ctx *ctx);
+
+/** Describes the last failure on this context: the failing call, the OpenCL error name and number,
+ *  and for build failures the build options and the build log. Returns "" if nothing failed yet.
+ *  The string stays valid until the next call on the context. NULL ctx gives a static message. */
+CLSORT_API const char *clsort_last_error(const clsort_ctx *ctx);
+
+/** Warnings gathered since the context was created (e.g. an unusable tuned config that was
+ *  ignored), one per line; "" if none. The string stays valid until the next call on the context. */
+CLSORT_API const char *clsort_warnings(const clsort_ctx *ctx);
+
+/* ---- Sorting ------------------------------------------------------------------------------- */
+
+/** Sorts n keys of `type` in host memory, in place. n == 0 and n == 1 succeed at once (keys may be
+ *  NULL when n == 0). `flags` is a combination of CLSORT_DESCENDING, CLSORT_STABLE and
+ *  CLSORT_NO_HOST_FALLBACK. Blocks until the keys are back in `keys`.
+ *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG (data untouched) for a NULL ctx, NULL keys with n > 0,
+ *  a bad type, algorithm or flag; CLSORT_ERR_UNSUPPORTED for f64 on a device without fp64;
+ *  CLSORT_ERR_OUT_OF_MEMORY, CLSORT_ERR_BUILD or CLSORT_ERR_OPENCL otherwise (see
+ *  clsort_last_error). On an error after the device work started, `keys` is unchanged. */
+CLSORT_API int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
+                           clsort_algorithm algo, unsigned flags);
+
+/** Sorts n (key, value) pairs in host memory, in place: values[i] (value_size bytes, 4 or 8)
+ *  travels with keys[i]. Not stable unless CLSORT_STABLE is given. Errors as clsort_sort, plus
+ *  CLSORT_ERR_INVALID_ARG for a bad value_size or NULL values with n > 0. */
+CLSORT_API int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                 size_t n, clsort_type type, clsort_algorithm algo, unsigned flags);
+
+/** Enqueues a sort of n keys (and values, unless `values` is NULL) that live in the caller's
+ *  buffers, on the context's queue, after the events in `wait` (num_wait of them), and returns
+ *  without blocking. If `done` is not NULL it receives an event (release it with clReleaseEvent)
+ *  that completes when the sort has. The buffers must belong to the context's OpenCL context and
+ *  hold at least n keys / values. CLSORT_STABLE is not available here (CLSORT_ERR_UNSUPPORTED);
+ *  the host fallback is never used. Errors as clsort_sort_pairs. */
+CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                  size_t n, clsort_type type, clsort_algorithm algo,
+                                  unsigned flags, cl_uint num_wait, const cl_event *wait,
+                                  cl_event *done);
+
+/** Sorts `count` independent arrays of n keys each, stored back to back in host memory (count * n
+ *  keys in all), each in place, in one set of launches. Useful for many small arrays (and used by
+ *  the exhaustive 0-1 tests). Flags and errors as clsort_sort, except CLSORT_STABLE, which gives
+ *  CLSORT_ERR_UNSUPPORTED here. The host fallback is never used. */
+CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count,
+                                 clsort_type type, clsort_algorithm algo, unsigned flags);
+
+/* ---- Introspection (for tools: CLI, tuner, benchmark) -------------------------------------- */
+
+/** Facts about the context's device and how clsort uses it. Strings are owned by the context. */
+typedef struct clsort_device_info {
+    const char *name;          /**< CL_DEVICE_NAME */
+    const char *vendor;        /**< CL_DEVICE_VENDOR */
+    const char *driver;        /**< CL_DRIVER_VERSION */
+    const char *platform;      /**< CL_PLATFORM_NAME */
+    const char *type;          /**< "gpu", "cpu", "accelerator" or "other" */
+    unsigned platform_index;   /**< P of "P:D" */
+    unsigned device_index;     /**< D of "P:D" */
+    unsigned compute_units;    /**< CL_DEVICE_MAX_COMPUTE_UNITS */
+    uint64_t global_mem;       /**< CL_DEVICE_GLOBAL_MEM_SIZE, bytes */
+    uint64_t max_alloc;        /**< CL_DEVICE_MAX_MEM_ALLOC_SIZE, bytes */
+    uint64_t local_mem;        /**< CL_DEVICE_LOCAL_MEM_SIZE, bytes */
+    size_t max_work_group;     /**< CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    int has_fp64;              /**< cl_khr_fp64 or a double fp config */
+    const char *config_source; /**< path of the tuned config in use, or "built-in defaults" */
+} clsort_device_info;
+
+/** Fills *info for the context's device. Returns CLSORT_OK or CLSORT_ERR_INVALID_ARG. */
+CLSORT_API int clsort_get_device_info(const clsort_ctx *ctx, clsort_device_info *info);
+
+/** Calls `fn` once for every OpenCL device present, with a temporary info (config_source is the
+ *  config that would be used) and whether it is the one clsort_create(…, NULL) would pick.
+ *  Returns the number of devices (0 if none; a negative status on an OpenCL failure). */
+CLSORT_API int clsort_list_devices(void (*fn)(const clsort_device_info *info, int is_default,
+                                              void *user),
+                                   void *user);
+
+/** Kernel parameters of one (network, key width, pairs) combination. Zero fields mean "default". */
+typedef struct clsort_params {
+    unsigned wg_size;       /**< work-items per work-group (WG_SIZE) */
+    unsigned vec_step;      /**< consecutive compare-exchanges per work-item per step (VEC_STEP) */
+    unsigned tile;          /**< keys sorted in local memory by one work-group (TILE), power of 2 */
+    unsigned keys_per_item; /**< keys one work-item holds in private memory in a global pass,
+                                 power of 2, 2..32 (KEYS_PER_ITEM) */
+} clsort_params;
+
+/** Returns the parameters the context will use for `algo` (not AUTO) on keys of `type` with values
+ *  of value_size bytes (0 for keys alone), after config lookup and device-limit checks. */
+CLSORT_API int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
+                                 size_t value_size, clsort_params *params);
+
+/** Overrides the parameters for (algo, key width of `type`, value_size) on this context, e.g. for
+ *  the tuner. Values are checked against the device's limits: CLSORT_ERR_INVALID_ARG (nothing
+ *  changed) when out of range. A params of all zeros restores the configured values. */
+CLSORT_API int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
+                                 size_t value_size, const clsort_params *params);
+
+/** What the last sort on this context did. Times come from OpenCL profiling events when the queue
+ *  has profiling enabled (device_ns is 0 otherwise). */
+typedef struct clsort_stats {
+    clsort_algorithm algorithm; /**< the network actually run (AUTO resolved) */
+    int host_fallback;          /**< 1 if the host sort was used instead of the device */
+    unsigned launches;          /**< kernels enqueued */
+    unsigned global_passes;     /**< launches that read and write every key once */
+    uint64_t device_ns;         /**< first kernel start to last kernel end */
+    uint64_t total_ns;          /**< host clock around the whole call */
+} clsort_stats;
+
+/** Copies the statistics of the last sort on the context. For clsort_sort_buffer this waits until
+ *  that sort has finished, so that device_ns is known. */
+CLSORT_API int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLSORT_H */

@@ -1,0 +1,194 @@
+/* common.cl - what every clsort network shares: parameters and their defaults, key and value
+ * types, the order-preserving key transform, compare-exchange, and tile load/store.
+ *
+ * Every kernel file includes this one; the host prepends it to each program instead, which is why
+ * it is guarded. All parameters are -D defines made by one host function (host/params.c); the
+ * defaults below only make each file compile on its own. */
+#ifndef CLSORT_COMMON_CL
+#define CLSORT_COMMON_CL
+
+#ifndef KEY_BITS
+#define KEY_BITS 32          /* 32 or 64: width of the keys in memory */
+#endif
+#ifndef VAL_BYTES
+#define VAL_BYTES 0          /* 0 (keys alone), 4 or 8 */
+#endif
+#ifndef WG_SIZE
+#define WG_SIZE 64           /* work-items per work-group in the tile passes */
+#endif
+#ifndef VEC_STEP
+#define VEC_STEP 1           /* consecutive compare-exchanges per work-item per step */
+#endif
+#ifndef TILE
+#define TILE 512             /* keys held in local memory by one work-group; power of two */
+#endif
+#ifndef KEYS_PER_ITEM
+#define KEYS_PER_ITEM 8      /* keys held in private memory by one work-item in a global pass */
+#endif
+#ifndef INDEX_BITS
+#define INDEX_BITS 64        /* 32 when every index (and batch offset) fits in 31 bits */
+#endif
+
+#if KEY_BITS == 64
+typedef ulong key_type;
+#define KEY_SIGN ((ulong)1 << 63)
+#elif KEY_BITS == 32
+typedef uint key_type;
+#define KEY_SIGN 0x80000000u
+#else
+#error "KEY_BITS must be 32 or 64"
+#endif
+
+#if VAL_BYTES == 8
+typedef ulong val_type;
+#elif VAL_BYTES == 4
+typedef uint val_type;
+#elif VAL_BYTES != 0
+#error "VAL_BYTES must be 0, 4 or 8"
+#endif
+
+#if INDEX_BITS == 32
+typedef uint idx_t;
+#else
+typedef ulong idx_t;
+#endif
+
+/* Kernel parameter lists differ only by whether values travel with the keys. */
+#if VAL_BYTES
+#define VALS_PARAM , __global val_type *restrict vals
+#define VALS_ARG , vals
+#define LOCAL_VALS(name, count) __local val_type name[count]
+#else
+#define VALS_PARAM
+#define VALS_ARG
+#define LOCAL_VALS(name, count)
+#endif
+
+/* The key transform, selected at run time by the kernel argument `xf` (uniform, so the branches
+ * cost nothing measurable next to memory traffic, and one program serves all six key types and
+ * both directions). to_order maps a key's bits to an unsigned integer whose order is the
+ * documented order; from_order is its exact inverse, so output bits are input bits. */
+#define XF_SIGNED 1u    /* two's complement integer: flip the sign bit */
+#define XF_FLOAT 2u     /* IEEE 754: totalOrder, negative values reversed */
+#define XF_DESCEND 4u   /* descending: complement, the exact reverse of ascending */
+
+inline key_type to_order(key_type x, const uint xf)
+{
+    if (xf & XF_FLOAT)
+        x ^= (x & KEY_SIGN) ? ~(key_type)0 : KEY_SIGN;
+    else if (xf & XF_SIGNED)
+        x ^= KEY_SIGN;
+    return (xf & XF_DESCEND) ? ~x : x;
+}
+
+inline key_type from_order(key_type y, const uint xf)
+{
+    if (xf & XF_DESCEND)
+        y = ~y;
+    if (xf & XF_FLOAT)
+        y ^= (y & KEY_SIGN) ? KEY_SIGN : ~(key_type)0;
+    else if (xf & XF_SIGNED)
+        y ^= KEY_SIGN;
+    return y;
+}
+
+/* Positions at or beyond n hold a virtual key above every real key. In order space that is the
+ * all-ones value: a compare-exchange swaps only when the lower position holds the strictly greater
+ * key, so a real all-ones key and a virtual one never trade places, and a virtual key never moves.
+ * Every network here puts the minimum at the lower position, so skipping a comparator whose upper
+ * partner is virtual is exactly what the padded network would do (docs/kernels.md). */
+#define KEY_VIRTUAL (~(key_type)0)
+
+/* Compare-exchange of slots a < b in arrays K (keys) and V (values). */
+#if VAL_BYTES
+#define CMPX(K, V, a, b)                                   \
+    do {                                                   \
+        const key_type ka_ = K[a], kb_ = K[b];             \
+        const val_type va_ = V[a], vb_ = V[b];             \
+        const bool sw_ = ka_ > kb_;                        \
+        K[a] = sw_ ? kb_ : ka_;                            \
+        K[b] = sw_ ? ka_ : kb_;                            \
+        V[a] = sw_ ? vb_ : va_;                            \
+        V[b] = sw_ ? va_ : vb_;                            \
+    } while (0)
+#else
+#define CMPX(K, V, a, b)                                   \
+    do {                                                   \
+        const key_type ka_ = K[a], kb_ = K[b];             \
+        K[a] = min(ka_, kb_);                              \
+        K[b] = max(ka_, kb_);                              \
+    } while (0)
+#endif
+
+/* Index of the c-th comparator's lower element for a stride-j level: insert a zero bit at j. */
+inline idx_t insert_zero(const idx_t c, const idx_t j)
+{
+    return ((c & ~(j - 1)) << 1) | (c & (j - 1));
+}
+
+/* Batches: dimension 1 of every launch numbers independent arrays of n keys stored back to back
+ * (clsort_sort_batch); a plain sort has one. */
+#define SEGMENT_BASE() ((idx_t)get_global_id(1) * n)
+
+/* Loads `count` keys starting at global position `first` into local slots [0, count), the
+ * virtual key where the position is at or beyond n (including positions that wrapped below 0). */
+inline void load_local(__local key_type *lk, __global const key_type *keys, const idx_t first,
+                       const uint count, const idx_t n, const uint xf)
+{
+    for (uint s = get_local_id(0); s < count; s += WG_SIZE) {
+        const idx_t p = first + s;
+        lk[s] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
+    }
+}
+
+inline void store_local(__global key_type *keys, __local const key_type *lk, const idx_t first,
+                        const uint from, const uint count, const idx_t n, const uint xf)
+{
+    for (uint s = from + get_local_id(0); s < count; s += WG_SIZE) {
+        const idx_t p = first + s;
+        if (p < n)
+            keys[p] = from_order(lk[s], xf);
+    }
+}
+
+#if VAL_BYTES
+inline void load_local_vals(__local val_type *lv, __global const val_type *vals, const idx_t first,
+                            const uint count, const idx_t n)
+{
+    for (uint s = get_local_id(0); s < count; s += WG_SIZE) {
+        const idx_t p = first + s;
+        lv[s] = p < n ? vals[p] : 0;
+    }
+}
+
+inline void store_local_vals(__global val_type *vals, __local const val_type *lv,
+                             const idx_t first, const uint from, const uint count, const idx_t n)
+{
+    for (uint s = from + get_local_id(0); s < count; s += WG_SIZE) {
+        const idx_t p = first + s;
+        if (p < n)
+            vals[p] = lv[s];
+    }
+}
+#define LOAD_TILE(first, count)                                 \
+    do {                                                        \
+        load_local(lk, keys, first, count, n, xf);              \
+        load_local_vals(lv, vals, first, count, n);             \
+    } while (0)
+#define STORE_TILE(first, from, count)                          \
+    do {                                                        \
+        store_local(keys, lk, first, from, count, n, xf);       \
+        store_local_vals(vals, lv, first, from, count, n);      \
+    } while (0)
+#else
+#define LOAD_TILE(first, count) load_local(lk, keys, first, count, n, xf)
+#define STORE_TILE(first, from, count) store_local(keys, lk, first, from, count, n, xf)
+#endif
+
+/* Loops over this work-item's share of `total` comparators in one level: VEC_STEP consecutive
+ * comparators per work-item per step, so neighbouring work-items touch neighbouring slots. */
+#define FOR_EACH_COMPARATOR(c, total)                                                     \
+    for (uint c##0_ = get_local_id(0) * VEC_STEP; c##0_ < (total); c##0_ += WG_SIZE * VEC_STEP) \
+        for (uint c = c##0_; c < c##0_ + VEC_STEP && c < (total); ++c)
+
+#endif /* CLSORT_COMMON_CL */

@@ -1,0 +1,70 @@
+/* transposition.cl - odd-even transposition sort.
+ *
+ * Inside a work-group: the classic algorithm on a tile, rounds of even pairs (2i, 2i+1) and odd
+ * pairs (2i+1, 2i+2); one iteration of the loop does both so every work-item takes the same path.
+ * Across work-groups: block odd-even merge-split. The tiles are sorted blocks; round r merges
+ * blocks (2q+r%2, 2q+1+r%2) and splits them back, lower half below. ceil(n/TILE) rounds sort
+ * (the 0-1 argument is in docs/kernels.md). A merge-split is a flip level across the block pair
+ * (oet_merge_pairs, one comparator per work-item) followed by the half-cleaners below TILE, which
+ * are bitonic_merge_tile from bitonic.cl.
+ */
+#ifndef CLSORT_COMMON_CL
+#include "common.cl"
+#endif
+#ifndef CLSORT_BITONIC_CL
+#include "bitonic.cl"
+#endif
+
+/* Sorts each tile with `rounds` rounds (each an even and an odd step); rounds >= TILE/2 sorts. */
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
+                   const uint rounds)
+{
+    __local key_type lk[TILE];
+    LOCAL_VALS(lv, TILE);
+    keys += SEGMENT_BASE();
+#if VAL_BYTES
+    vals += SEGMENT_BASE();
+#endif
+    const idx_t first = (idx_t)get_group_id(0) * TILE;
+    LOAD_TILE(first, TILE);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint r = 0; r < rounds; ++r) {
+        FOR_EACH_COMPARATOR(c, TILE / 2) {
+            CMPX(lk, lv, 2 * c, 2 * c + 1);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        FOR_EACH_COMPARATOR(c, TILE / 2 - 1) {
+            CMPX(lk, lv, 2 * c + 1, 2 * c + 2);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    STORE_TILE(first, 0, TILE);
+}
+
+/* First half of a merge-split round: for the block pair starting at block 2q + parity, compare
+ * offset o of the lower block with the mirror offset 2*TILE-1-o of the pair. Both blocks are
+ * sorted ascending, so this leaves the TILE smallest keys in the lower block and each block
+ * bitonic; bitonic_merge_tile then sorts each block. */
+__kernel void oet_merge_pairs(__global key_type *restrict keys VALS_PARAM, const idx_t n,
+                              const uint xf, const uint parity)
+{
+    const idx_t c = get_global_id(0);
+    const idx_t q = c / TILE, o = c % TILE;
+    const idx_t lo = (2 * q + parity) * TILE + o;
+    const idx_t hi = (2 * q + parity) * TILE + 2 * TILE - 1 - o;
+    if (hi >= n)
+        return;
+    keys += SEGMENT_BASE();
+    const key_type a = to_order(keys[lo], xf), b = to_order(keys[hi], xf);
+    if (a > b) {
+        keys[lo] = from_order(b, xf);
+        keys[hi] = from_order(a, xf);
+#if VAL_BYTES
+        vals += SEGMENT_BASE();
+        const val_type t = vals[lo];
+        vals[lo] = vals[hi];
+        vals[hi] = t;
+#endif
+    }
+}
