@@ -905,7 +905,7 @@ static uint64_t point_seed(uint64_t seed, const bench_type *t, int lg)
 {
     uint64_t h = seed ^ 0x6a09e667f3bcc909u;
     for (const char *c = t->name; *c; c++) h = (h ^ (unsigned char)*c) * 0x100000001b3u;
-    return h ^ ((uint64_t)lg << 48);
+    return (h ^ ((uint64_t)lg << 48)) * 0x9e3779b97f4a7c15u;
 }
 
 /* Benchmarks every network on one type at n = 2^lg. */
@@ -956,12 +956,12 @@ static void bench_point_run(bench_env *env, const bench_type *t, int lg)
         nres++;
     }
 
-    bench_rng rng;
-    bench_rng_seed(&rng, point_seed(o->seed, t, lg));
+    const uint64_t seed = point_seed(o->seed, t, lg);
     for (int run = -1; run < o->runs; run++) {
         const int record = run >= 0;
-        bench_rng_fill(&rng, pt.keys, pt.n * pt.ks);
-        if (pt.vs) bench_rng_fill(&rng, pt.values, pt.n * pt.vs);
+        /* Fresh data every run: the run number is part of the seed (keys and values apart). */
+        bench_fill_random(seed + 2 * (uint64_t)(run + 1), pt.keys, pt.n * pt.ks);
+        if (pt.vs) bench_fill_random(seed + 2 * (uint64_t)(run + 1) + 1, pt.values, pt.n * pt.vs);
         pt.checksum = bench_checksum(pt.keys, pt.values, pt.n, pt.ks, pt.vs);
         pt.have_ref = 0;
         if (cpu && record) {

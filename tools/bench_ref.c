@@ -3,8 +3,67 @@
  * the checks can never disagree about what "sorted" means. */
 #include "bench_ref.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* ---- Parallel loops ------------------------------------------------------------------------------ */
+
+/* The checks and the data generation touch every element several times per run; at 2^28 elements
+ * that is seconds on one core against milliseconds of device time, so they use every core. */
+typedef struct bench_part {
+    void (*fn)(struct bench_part *part);
+    const void *arg;
+    size_t begin, end;
+    uint64_t result;
+    pthread_t thread;
+    int started;
+} bench_part;
+
+static void *run_part(void *p)
+{
+    bench_part *part = p;
+    part->fn(part);
+    return NULL;
+}
+
+static int bench_cores(void)
+{
+    static int cores;
+    if (!cores) {
+        const long c = sysconf(_SC_NPROCESSORS_ONLN);
+        cores = c < 1 ? 1 : c > 64 ? 64 : (int)c;
+    }
+    return cores;
+}
+
+/* Runs fn over [0, n) in up to one part per core, parts no smaller than `grain` (so small inputs stay
+ * on this thread), and returns the number of parts, each with its range and result. */
+static int parallel_for(size_t n, size_t grain, void (*fn)(bench_part *), const void *arg,
+                        bench_part *parts)
+{
+    int np = bench_cores();
+    if ((size_t)np > n / grain) np = (int)(n / grain);
+    if (np < 1) np = 1;
+    for (int i = 0; i < np; i++) {
+        parts[i].fn = fn;
+        parts[i].arg = arg;
+        parts[i].begin = n / (size_t)np * (size_t)i;
+        parts[i].end = i == np - 1 ? n : n / (size_t)np * (size_t)(i + 1);
+        parts[i].result = 0;
+        parts[i].started = 0;
+    }
+    for (int i = 1; i < np; i++)
+        parts[i].started = pthread_create(&parts[i].thread, NULL, run_part, &parts[i]) == 0;
+    for (int i = 0; i < np; i++)
+        if (i == 0 || !parts[i].started) fn(&parts[i]); /* this thread, or no thread to be had */
+    for (int i = 1; i < np; i++)
+        if (parts[i].started) pthread_join(parts[i].thread, NULL);
+    return np;
+}
+
+#define BENCH_GRAIN ((size_t)1 << 16)
 
 /* ---- qsort reference --------------------------------------------------------------------------- */
 
@@ -64,7 +123,11 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-void bench_rng_seed(bench_rng *rng, uint64_t seed)
+typedef struct bench_rng {
+    uint64_t s[4];
+} bench_rng;
+
+static void rng_seed(bench_rng *rng, uint64_t seed)
 {
     for (int i = 0; i < 4; i++) rng->s[i] = splitmix64(&seed);
 }
@@ -85,18 +148,45 @@ static inline uint64_t rng_next(bench_rng *rng)
     return result;
 }
 
-void bench_rng_fill(bench_rng *rng, void *dst, size_t bytes)
+/* Random bits come in blocks of 64 KiB, each from its own generator seeded by (seed, block), so any
+ * split over threads gives the same bytes. */
+#define BENCH_RANDOM_BLOCK ((size_t)1 << 16)
+
+typedef struct fill_arg {
+    uint64_t seed;
+    unsigned char *dst;
+    size_t bytes;
+} fill_arg;
+
+static void fill_part(bench_part *part)
 {
-    unsigned char *p = dst;
-    size_t i = 0;
-    for (; i + 8 <= bytes; i += 8) {
-        const uint64_t r = rng_next(rng);
-        memcpy(p + i, &r, 8);
+    const fill_arg *a = part->arg;
+    for (size_t b = part->begin; b < part->end; b++) {
+        bench_rng rng;
+        uint64_t x = a->seed ^ (b * 0xd1b54a32d192ed03u);
+        rng_seed(&rng, splitmix64(&x));
+        unsigned char *p = a->dst + b * BENCH_RANDOM_BLOCK;
+        const size_t len = a->bytes - b * BENCH_RANDOM_BLOCK < BENCH_RANDOM_BLOCK
+                               ? a->bytes - b * BENCH_RANDOM_BLOCK
+                               : BENCH_RANDOM_BLOCK;
+        size_t i = 0;
+        for (; i + 8 <= len; i += 8) {
+            const uint64_t r = rng_next(&rng);
+            memcpy(p + i, &r, 8);
+        }
+        if (i < len) {
+            const uint64_t r = rng_next(&rng);
+            memcpy(p + i, &r, len - i);
+        }
     }
-    if (i < bytes) {
-        const uint64_t r = rng_next(rng);
-        memcpy(p + i, &r, bytes - i);
-    }
+}
+
+void bench_fill_random(uint64_t seed, void *dst, size_t bytes)
+{
+    bench_part parts[64];
+    const fill_arg a = { seed, dst, bytes };
+    const size_t blocks = (bytes + BENCH_RANDOM_BLOCK - 1) / BENCH_RANDOM_BLOCK;
+    parallel_for(blocks, 16, fill_part, &a, parts);
 }
 
 /* ---- Checks -------------------------------------------------------------------------------------- */
@@ -129,44 +219,98 @@ static inline uint64_t element_hash(uint64_t key, uint64_t value, int has_value)
     return has_value ? mix64(hk ^ (value * 0x9e3779b97f4a7c15u + 0x2545f4914f6cdd1du)) : hk;
 }
 
+typedef struct check_arg {
+    const unsigned char *keys, *values, *ref;
+    size_t key_size, value_size;
+    clsort_type type;
+    size_t n;
+} check_arg;
+
+static void checksum_part(bench_part *part)
+{
+    const check_arg *a = part->arg;
+    uint64_t sum = 0;
+    for (size_t i = part->begin; i < part->end; i++) {
+        const uint64_t kv = load_bits(a->keys + i * a->key_size, a->key_size);
+        const uint64_t vv = a->values ? load_bits(a->values + i * a->value_size, a->value_size) : 0;
+        sum += element_hash(kv, vv, a->values != NULL);
+    }
+    part->result = sum;
+}
+
 uint64_t bench_checksum(const void *keys, const void *values, size_t n, size_t key_size,
                         size_t value_size)
 {
-    const unsigned char *k = keys, *v = values;
+    bench_part parts[64];
+    const check_arg a = { keys, values, NULL, key_size, value_size, CLSORT_U32, n };
+    const int np = parallel_for(n, BENCH_GRAIN, checksum_part, &a, parts);
     uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t kv = load_bits(k + i * key_size, key_size);
-        const uint64_t vv = v ? load_bits(v + i * value_size, value_size) : 0;
-        sum += element_hash(kv, vv, v != NULL);
-    }
+    for (int i = 0; i < np; i++) sum += parts[i].result;
     return sum;
+}
+
+static void checksum_packed_part(bench_part *part)
+{
+    const check_arg *a = part->arg;
+    const size_t stride = a->key_size + a->value_size;
+    uint64_t sum = 0;
+    for (size_t i = part->begin; i < part->end; i++) {
+        const unsigned char *p = a->ref + i * stride;
+        const uint64_t kv = load_bits(p, a->key_size);
+        const uint64_t vv = a->value_size ? load_bits(p + a->key_size, a->value_size) : 0;
+        sum += element_hash(kv, vv, a->value_size != 0);
+    }
+    part->result = sum;
 }
 
 uint64_t bench_checksum_packed(const void *data, size_t n, size_t key_size, size_t value_size)
 {
-    const unsigned char *p = data;
-    const size_t stride = key_size + value_size;
+    bench_part parts[64];
+    const check_arg a = { NULL, NULL, data, key_size, value_size, CLSORT_U32, n };
+    const int np = parallel_for(n, BENCH_GRAIN, checksum_packed_part, &a, parts);
     uint64_t sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t kv = load_bits(p + i * stride, key_size);
-        const uint64_t vv = value_size ? load_bits(p + i * stride + key_size, value_size) : 0;
-        sum += element_hash(kv, vv, value_size != 0);
-    }
+    for (int i = 0; i < np; i++) sum += parts[i].result;
     return sum;
+}
+
+/* Each part looks at the pairs (i - 1, i) for i in its range, so the seams are covered too; a part
+ * reports n when it finds nothing, and the first finding of all parts wins. */
+static void unsorted_part(bench_part *part)
+{
+    const check_arg *a = part->arg;
+    const size_t from = part->begin ? part->begin : 1;
+    part->result = a->n;
+    if (a->key_size == 4) {
+        const uint32_t *k = (const uint32_t *)(const void *)a->keys;
+        for (size_t i = from; i < part->end; i++)
+            if (bench_order32(k[i], a->type) < bench_order32(k[i - 1], a->type)) {
+                part->result = i;
+                return;
+            }
+    } else {
+        const uint64_t *k = (const uint64_t *)(const void *)a->keys;
+        for (size_t i = from; i < part->end; i++)
+            if (bench_order64(k[i], a->type) < bench_order64(k[i - 1], a->type)) {
+                part->result = i;
+                return;
+            }
+    }
+}
+
+static size_t first_result(const bench_part *parts, int np, size_t n)
+{
+    size_t first = n;
+    for (int i = 0; i < np; i++)
+        if (parts[i].result < first) first = (size_t)parts[i].result;
+    return first;
 }
 
 size_t bench_find_unsorted(const void *keys, size_t n, clsort_type type)
 {
-    if (clsort_type_size(type) == 4) {
-        const uint32_t *k = keys;
-        for (size_t i = 1; i < n; i++)
-            if (bench_order32(k[i], type) < bench_order32(k[i - 1], type)) return i;
-    } else {
-        const uint64_t *k = keys;
-        for (size_t i = 1; i < n; i++)
-            if (bench_order64(k[i], type) < bench_order64(k[i - 1], type)) return i;
-    }
-    return n;
+    bench_part parts[64];
+    const check_arg a = { keys, NULL, NULL, clsort_type_size(type), 0, type, n };
+    const int np = parallel_for(n, BENCH_GRAIN, unsorted_part, &a, parts);
+    return first_result(parts, np, n);
 }
 
 void bench_pack(void *dst, const void *keys, const void *values, size_t n, size_t key_size,
@@ -185,12 +329,23 @@ void bench_pack(void *dst, const void *keys, const void *values, size_t n, size_
     }
 }
 
+static void mismatch_part(bench_part *part)
+{
+    const check_arg *a = part->arg;
+    const size_t stride = a->key_size + a->value_size;
+    part->result = a->n;
+    for (size_t i = part->begin; i < part->end; i++)
+        if (memcmp(a->keys + i * a->key_size, a->ref + i * stride, a->key_size) != 0) {
+            part->result = i;
+            return;
+        }
+}
+
 size_t bench_find_key_mismatch(const void *keys, const void *ref, size_t n, size_t key_size,
                                size_t value_size)
 {
-    const unsigned char *k = keys, *r = ref;
-    const size_t stride = key_size + value_size;
-    for (size_t i = 0; i < n; i++)
-        if (memcmp(k + i * key_size, r + i * stride, key_size) != 0) return i;
-    return n;
+    bench_part parts[64];
+    const check_arg a = { keys, NULL, ref, key_size, value_size, CLSORT_U32, n };
+    const int np = parallel_for(n, BENCH_GRAIN, mismatch_part, &a, parts);
+    return first_result(parts, np, n);
 }

@@ -48,15 +48,11 @@ static inline uint64_t bench_order64(uint64_t bits, clsort_type type)
     return bits;
 }
 
-/* A small, fast generator (xoshiro256**) so that 2^28 keys per run cost little next to a sort. */
-typedef struct bench_rng {
-    uint64_t s[4];
-} bench_rng;
+/* Fills `bytes` bytes (a multiple of 4) with uniformly random bits derived from `seed`. The bytes
+ * depend on the seed alone, not on the number of threads that fill them. */
+void bench_fill_random(uint64_t seed, void *dst, size_t bytes);
 
-/* Seeds the generator from one 64-bit number (any value, zero included). */
-void bench_rng_seed(bench_rng *rng, uint64_t seed);
-/* Fills `bytes` bytes (a multiple of 4) with uniformly random bits. */
-void bench_rng_fill(bench_rng *rng, void *dst, size_t bytes);
+/* The helpers below split large arrays over the host's cores (results do not depend on how). */
 
 /* An order-independent checksum of n keys (and values, when `values` is not NULL): the sum of a
  * strong hash of each element, so a permutation keeps it and a lost, duplicated or changed key (or a
