@@ -1,0 +1,192 @@
+/* refsort.c - the reference the CLI tests compare clsort against: qsort with the documented order
+ * (integers numeric, floats IEEE totalOrder, -r the exact reverse), ties in input order, and a
+ * small deterministic data generator. Slow and obvious on purpose.
+ *
+ *   refsort sort TYPE RECORD OFFSET [r]   < in > out   stable sort of the records
+ *   refsort keys TYPE RECORD OFFSET        < in > out   only the keys, in record order
+ *   refsort canon RECORD                   < in > out   records in byte order (a multiset view)
+ *   refsort gen TYPE RECORD OFFSET N SEED [DISTINCT]  > out   N records, keys from DISTINCT values
+ *                                                    (0: any), with the floats' special values
+ *   refsort exec CMD ARGS...   runs CMD with SIGINT and SIGTERM at their default action (a shell
+ *                              starts background jobs with SIGINT ignored; the interrupt tests
+ *                              need it delivered)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <unistd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int type_size(const char *t)
+{
+    return (t[1] == '3') ? 4 : 8;
+}
+
+static const char *g_type;
+static size_t g_rec, g_off;
+static int g_rev;
+static unsigned char *g_data;
+
+static uint64_t ordinal(const unsigned char *rec)
+{
+    uint64_t v;
+    if (type_size(g_type) == 4) {
+        uint32_t x;
+        memcpy(&x, rec + g_off, 4);
+        if (g_type[0] == 'i')
+            x ^= 0x80000000u;
+        else if (g_type[0] == 'f')
+            x = (x >> 31) ? ~x : (x | 0x80000000u);
+        v = x;
+    } else {
+        memcpy(&v, rec + g_off, 8);
+        if (g_type[0] == 'i')
+            v ^= (uint64_t)1 << 63;
+        else if (g_type[0] == 'f')
+            v = (v >> 63) ? ~v : (v | ((uint64_t)1 << 63));
+    }
+    return g_rev ? ~v : v;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    const size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const uint64_t x = ordinal(g_data + i * g_rec), y = ordinal(g_data + j * g_rec);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return (i > j) - (i < j);
+}
+
+static int cmp_bytes(const void *a, const void *b)
+{
+    return memcmp(a, b, g_rec);
+}
+
+static size_t read_all(void)
+{
+    size_t cap = 1 << 20, len = 0;
+    g_data = malloc(cap);
+    for (;;) {
+        if (len == cap)
+            g_data = realloc(g_data, cap *= 2);
+        const size_t r = fread(g_data + len, 1, cap - len, stdin);
+        if (r == 0)
+            break;
+        len += r;
+    }
+    if (len % g_rec) {
+        fprintf(stderr, "refsort: ragged input\n");
+        exit(1);
+    }
+    return len / g_rec;
+}
+
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+    /* splitmix64 */
+    uint64_t z = (rng_state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "exec") == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        execvp(argv[2], argv + 2);
+        perror(argv[2]);
+        return 127;
+    }
+    if (strcmp(cmd, "canon") == 0) {
+        g_rec = strtoul(argv[2], NULL, 10);
+        const size_t n = read_all();
+        qsort(g_data, n, g_rec, cmp_bytes);
+        fwrite(g_data, g_rec, n, stdout);
+        return 0;
+    }
+    if (argc < 5)
+        return 2;
+    g_type = argv[2];
+    g_rec = strtoul(argv[3], NULL, 10);
+    g_off = strtoul(argv[4], NULL, 10);
+    const int ksz = type_size(g_type);
+    if (strcmp(cmd, "sort") == 0 || strcmp(cmd, "keys") == 0) {
+        g_rev = argc > 5 && strcmp(argv[5], "r") == 0;
+        const size_t n = read_all();
+        if (strcmp(cmd, "keys") == 0) {
+            for (size_t i = 0; i < n; ++i)
+                fwrite(g_data + i * g_rec + g_off, 1, (size_t)ksz, stdout);
+            return 0;
+        }
+        size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+        for (size_t i = 0; i < n; ++i)
+            idx[i] = i;
+        qsort(idx, n, sizeof *idx, cmp_index);
+        for (size_t i = 0; i < n; ++i)
+            fwrite(g_data + idx[i] * g_rec, 1, g_rec, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "gen") == 0 && argc >= 7) {
+        const size_t n = strtoul(argv[5], NULL, 10);
+        rng_state = strtoull(argv[6], NULL, 10);
+        const uint64_t distinct = argc > 7 ? strtoull(argv[7], NULL, 10) : 0;
+        unsigned char *rec = malloc(g_rec);
+        /* Special float values, put in now and then. */
+        static const uint32_t f32s[] = { 0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
+                                         0x7fc00000u, 0xffc00001u, 0x00000001u, 0x80000001u,
+                                         0x7f7fffffu, 0xff7fffffu, 0x7fa00000u, 0xffffffffu };
+        static const uint64_t f64s[] = {
+            0, UINT64_C(0x8000000000000000), UINT64_C(0x7ff0000000000000),
+            UINT64_C(0xfff0000000000000), UINT64_C(0x7ff8000000000000),
+            UINT64_C(0xfff8000000000001), 1, UINT64_C(0x8000000000000001),
+            UINT64_C(0xffffffffffffffff), UINT64_C(0x7ff0000000000001)
+        };
+        for (size_t i = 0; i < n; ++i) {
+            for (size_t b = 0; b < g_rec; ++b)
+                rec[b] = (unsigned char)rng();
+            uint64_t v = rng();
+            if (distinct)
+                v = v % distinct;
+            if (g_type[0] == 'f' && distinct) {
+                /* Small distinct integers as floats, with both zeros. */
+                const int64_t s = (int64_t)v - (int64_t)(distinct / 2);
+                if (ksz == 4) {
+                    float f = (float)s;
+                    if (s == 0 && (rng() & 1))
+                        f = -0.0f;
+                    uint32_t x;
+                    memcpy(&x, &f, 4);
+                    v = x;
+                } else {
+                    double f = (double)s;
+                    if (s == 0 && (rng() & 1))
+                        f = -0.0;
+                    memcpy(&v, &f, 8);
+                }
+            } else if (g_type[0] == 'f' && rng() % 8 == 0) {
+                v = ksz == 4 ? f32s[rng() % (sizeof f32s / sizeof f32s[0])]
+                             : f64s[rng() % (sizeof f64s / sizeof f64s[0])];
+            } else if (g_type[0] == 'i' && distinct) {
+                v = (uint64_t)((int64_t)v - (int64_t)(distinct / 2));
+            }
+            if (ksz == 4) {
+                const uint32_t x = (uint32_t)v;
+                memcpy(rec + g_off, &x, 4);
+            } else {
+                memcpy(rec + g_off, &v, 8);
+            }
+            fwrite(rec, 1, g_rec, stdout);
+        }
+        return 0;
+    }
+    return 2;
+}
