@@ -253,13 +253,17 @@ static size_t choose_fan_in(void)
     return f < 2 ? 2 : f;
 }
 
-/* Records per run: -S if given, else a quarter of physical memory, and never more than one
- * device allocation holds (keys may be widened to 8 bytes for stability, values are up to 8
- * bytes, and networks may pad to a power of two, hence the margins). */
+/* Records per run: -S if given, else a quarter of physical memory; never more than the device
+ * holds. The library keeps n keys and a scratch copy on the device (and the same for values), each
+ * buffer within one allocation; stable 32-bit keys are widened to 8 bytes. A quarter of global
+ * memory is left to the runtime and other users. */
 static size_t choose_run_records(const cli_opts *o, const clsort_device_info *di, int *capped)
 {
     const size_t R = o->record_size, K = o->key_size;
-    const size_t host_per = R + (R != K ? K + 8 : 0);
+    const int pairs = R != K;
+    const uint64_t V = pairs ? 8 : 0;
+    const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    const uint64_t host_per = R + (pairs ? K + V : 0);
     uint64_t n;
     if (o->buffer_size) {
         n = o->buffer_size / R;
@@ -270,11 +274,11 @@ static size_t choose_run_records(const cli_opts *o, const clsort_device_info *di
         n = phys / 4 / host_per;
     }
     *capped = 0;
-    if (di) {
-        const uint64_t dev_per = R == K ? 8 : 16;
-        uint64_t n_dev = di->max_alloc / (2 * dev_per);
-        if (di->global_mem / (8 * dev_per) < n_dev)
-            n_dev = di->global_mem / (8 * dev_per);
+    if (di && di->max_alloc > 0 && di->global_mem > 0) {
+        uint64_t n_dev = di->max_alloc / (Kd > V ? Kd : V);
+        const uint64_t n_global = di->global_mem / 4 * 3 / (2 * (Kd + V));
+        if (n_global < n_dev)
+            n_dev = n_global;
         if (n_dev > 0 && n > n_dev) {
             n = n_dev;
             *capped = o->buffer_size != 0;
