@@ -10,6 +10,7 @@
 #include "clsort_extsort.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,6 @@ typedef struct run_reader {
     uint64_t off, size;
     unsigned char *buf;
     size_t cap, len, pos;
-    uint64_t key;
 } run_reader;
 
 static int reader_fill(run_reader *r, const char *dir)
@@ -78,22 +78,28 @@ static int reader_fill(run_reader *r, const char *dir)
     return CLI_EXIT_OK;
 }
 
-/* Ties go to the earlier run: runs are in input order, so this keeps the merge stable. */
-static int reader_before(const run_reader *rd, unsigned a, unsigned b)
+/* The heap holds each run's current key next to the run's number, so that sifting touches one
+ * array. Ties go to the earlier run: runs are in input order, so this keeps the merge stable. */
+typedef struct heap_item {
+    uint64_t key;
+    size_t run;
+} heap_item;
+
+static int item_before(const heap_item *a, const heap_item *b)
 {
-    return rd[a].key < rd[b].key || (rd[a].key == rd[b].key && a < b);
+    return a->key < b->key || (a->key == b->key && a->run < b->run);
 }
 
-static void heap_sift_down(unsigned *heap, size_t n, size_t i, const run_reader *rd)
+static void heap_sift_down(heap_item *heap, size_t n, size_t i)
 {
-    const unsigned item = heap[i];
+    const heap_item item = heap[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && reader_before(rd, heap[c + 1], heap[c]))
+        if (c + 1 < n && item_before(&heap[c + 1], &heap[c]))
             ++c;
-        if (!reader_before(rd, heap[c], item))
+        if (!item_before(&heap[c], &item))
             break;
         heap[i] = heap[c];
         i = c;
@@ -111,7 +117,7 @@ static int merge_runs(ext_state *x, cli_run *runs, size_t k, cli_writer *out)
     if (rcap < R)
         rcap = R;
     run_reader *const rd = calloc(k, sizeof *rd);
-    unsigned *const heap = calloc(k, sizeof *heap);
+    heap_item *const heap = calloc(k, sizeof *heap);
     int rc = CLI_EXIT_IO;
     uint64_t total = 0, done = 0;
     if (!rd || !heap) {
@@ -131,23 +137,26 @@ static int merge_runs(ext_state *x, cli_run *runs, size_t k, cli_writer *out)
             goto fail;
         if (reader_fill(&rd[i], x->o->tmpdir) != CLI_EXIT_OK)
             goto fail;
-        rd[i].key = cli_key_ordinal(ks, rd[i].buf);
-        heap[hn++] = (unsigned)i;
+        heap[hn++] = (heap_item){ cli_key_ordinal(ks, rd[i].buf), i };
     }
     for (size_t i = hn / 2; i-- > 0;)
-        heap_sift_down(heap, hn, i, rd);
+        heap_sift_down(heap, hn, i);
     const char *const phase = out->keep_open ? "merging" : "writing";
     while (hn > 0) {
-        run_reader *const r = &rd[heap[0]];
-        if (cli_writer_put(out, r->buf + r->pos, R) != CLI_EXIT_OK)
+        run_reader *const r = &rd[heap[0].run];
+        /* The record goes straight into the output buffer when it fits (the common case). */
+        if (out->len + R <= out->cap) {
+            memcpy(out->buf + out->len, r->buf + r->pos, R);
+            out->len += R;
+        } else if (cli_writer_put(out, r->buf + r->pos, R) != CLI_EXIT_OK) {
             goto fail;
+        }
         r->pos += R;
         if (r->pos == r->len) {
             if (r->off == r->size) {
                 heap[0] = heap[--hn];
-                if (hn == 0)
-                    break;
-                heap_sift_down(heap, hn, 0, rd);
+                if (hn > 0)
+                    heap_sift_down(heap, hn, 0);
                 continue;
             }
             if (reader_fill(r, x->o->tmpdir) != CLI_EXIT_OK)
@@ -155,8 +164,11 @@ static int merge_runs(ext_state *x, cli_run *runs, size_t k, cli_writer *out)
             done += r->len;
             cli_progress_update(phase, done, total);
         }
-        r->key = cli_key_ordinal(ks, r->buf + r->pos);
-        heap_sift_down(heap, hn, 0, rd);
+        heap[0].key = cli_key_ordinal(ks, r->buf + r->pos);
+        /* Often the same run goes on winning: skip the sift when it still beats both children. */
+        if ((hn > 1 && !item_before(&heap[0], &heap[1])) ||
+            (hn > 2 && !item_before(&heap[0], &heap[2])))
+            heap_sift_down(heap, hn, 0);
     }
     rc = CLI_EXIT_OK;
 fail:
@@ -354,6 +366,62 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
              total_ns ? (double)records / ((double)total_ns / 1e9) / 1e6 : 0.0);
 }
 
+/* Fills c with up to cap records. A partial record can only be the end of a ragged input. */
+static int read_chunk(ext_state *x, cli_input *in, cli_chunk *c, size_t cap)
+{
+    const size_t R = x->ks.record_size;
+    const uint64_t t0 = cli_now_ns();
+    const int64_t got = cli_input_read(in, c->recs, cap * R);
+    if (got < 0)
+        return CLI_EXIT_IO;
+    x->read_ns += cli_now_ns() - t0;
+    x->read_bytes += (uint64_t)got;
+    if ((size_t)got % R != 0)
+        return cli_ext_report_ragged(in->name, in->consumed, R);
+    c->n = (size_t)got / R;
+    return CLI_EXIT_OK;
+}
+
+/* Reading the next run on a thread of its own, while the current one is sorted and written. The
+ * input, the chunk and the read counters belong to that thread until it is joined. */
+typedef struct prefetch {
+    ext_state *x;
+    cli_input *in;
+    cli_chunk *c;
+    size_t cap;
+    int rc;
+} prefetch;
+
+static void *prefetch_main(void *arg)
+{
+    prefetch *const p = arg;
+    p->rc = read_chunk(p->x, p->in, p->c, p->cap);
+    return NULL;
+}
+
+/* Writes a sorted chunk as a new run. */
+static int write_run(ext_state *x, const cli_chunk *c)
+{
+    cli_writer w;
+    int rc = cli_writer_open_run(&w, x->o->tmpdir, OUT_BUF_BYTES);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cli_chunk_write(&w, &x->ks, c);
+    if (rc != CLI_EXIT_OK) {
+        cli_writer_abort(&w);
+        return rc;
+    }
+    int fd = -1;
+    const uint64_t bytes = w.written + w.len;
+    rc = cli_writer_commit(&w, &fd);
+    x->run_write_ns += w.write_ns;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    x->run_bytes += bytes;
+    x->runs_made += 1;
+    return add_run(x, fd, bytes);
+}
+
 /* ---- Driver --------------------------------------------------------------------------------- */
 
 static int create_context(const cli_opts *o, clsort_ctx **ctx)
@@ -383,8 +451,12 @@ int cli_sort_input(const cli_opts *o)
     cli_input in;
     cli_writer out;
     int out_open = 0;
-    cli_chunk chunk;
+    cli_chunk chunk, next;
     memset(&chunk, 0, sizeof chunk);
+    memset(&next, 0, sizeof next);
+    prefetch pf;
+    pthread_t pf_thread;
+    int pf_running = 0;
     clsort_ctx *ctx = NULL;
     clsort_device_info di, *dip = NULL;
     uint64_t out_write_ns = 0, records = 0;
@@ -429,67 +501,70 @@ int cli_sort_input(const cli_opts *o)
     if (cap == 0)
         cap = 1;
 
-    for (;;) {
-        uint64_t t0 = cli_now_ns();
-        cli_progress_update("reading", in.consumed, x.total_bytes);
-        const int64_t got = cli_input_read(&in, chunk.recs, cap * R);
-        if (got < 0) {
-            rc = CLI_EXIT_IO;
-            goto fail;
-        }
-        x.read_ns += cli_now_ns() - t0;
-        x.read_bytes += (uint64_t)got;
-        if ((size_t)got % R != 0) {
-            rc = cli_ext_report_ragged(in.name, in.consumed, R);
-            goto fail;
-        }
-        chunk.n = (size_t)got / R;
-        records += chunk.n;
-        const int eof = cli_input_eof(&in);
-        if (eof < 0) {
-            rc = CLI_EXIT_IO;
-            goto fail;
-        }
-        if (chunk.n == 0 && x.runs_made > 0)
-            break;
+    /* The first buffer decides: all of the input (sorted in memory and written to the
+     * destination), or the first run of an external sort. */
+    rc = read_chunk(&x, &in, &chunk, cap);
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    records += chunk.n;
+    int eof = cli_input_eof(&in);
+    if (eof < 0) {
+        rc = CLI_EXIT_IO;
+        goto fail;
+    }
+    if (eof) {
         cli_progress_update("sorting", in.consumed, x.total_bytes);
         rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
         if (rc != CLI_EXIT_OK)
             goto fail;
-        if (eof && x.runs_made == 0) {
-            /* Everything fit in one buffer: write it straight to the destination. */
-            x.runs_made = 1;
-            cli_progress_update("writing", 0, 0);
-            rc = cli_chunk_write(&out, &x.ks, &chunk);
+        x.runs_made = 1;
+        cli_progress_update("writing", 0, 0);
+        rc = cli_chunk_write(&out, &x.ks, &chunk);
+        if (rc != CLI_EXIT_OK)
+            goto fail;
+    } else {
+        /* Runs: while one buffer is sorted and written out, a thread reads the next one. Without
+         * memory for the second buffer, reading simply waits its turn. */
+        if (cli_chunk_alloc(&next, &x.ks, cap) != CLI_EXIT_OK)
+            cli_info(2, "no memory for a second buffer: reading will not overlap sorting");
+        for (;;) {
+            const uint64_t shown = in.consumed; /* read before a reader thread starts */
+            if (!eof && next.recs) {
+                pf = (prefetch){ &x, &in, &next, cap, CLI_EXIT_OK };
+                if (pthread_create(&pf_thread, NULL, prefetch_main, &pf) == 0)
+                    pf_running = 1;
+            }
+            cli_progress_update("sorting", shown, x.total_bytes);
+            rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
+            if (rc == CLI_EXIT_OK)
+                rc = write_run(&x, &chunk);
+            if (pf_running) {
+                pthread_join(pf_thread, NULL);
+                pf_running = 0;
+                if (rc == CLI_EXIT_OK)
+                    rc = pf.rc;
+                const cli_chunk t = chunk;
+                chunk = next;
+                next = t;
+            } else if (rc == CLI_EXIT_OK && !eof) {
+                rc = read_chunk(&x, &in, &chunk, cap);
+            }
             if (rc != CLI_EXIT_OK)
                 goto fail;
-            cli_chunk_free(&chunk);
-            break;
+            if (eof)
+                break;
+            records += chunk.n;
+            eof = cli_input_eof(&in);
+            if (eof < 0) {
+                rc = CLI_EXIT_IO;
+                goto fail;
+            }
+            if (chunk.n == 0)
+                break;
         }
-        cli_writer w;
-        rc = cli_writer_open_run(&w, o->tmpdir, OUT_BUF_BYTES);
-        if (rc != CLI_EXIT_OK)
-            goto fail;
-        rc = cli_chunk_write(&w, &x.ks, &chunk);
-        if (rc != CLI_EXIT_OK) {
-            cli_writer_abort(&w);
-            goto fail;
-        }
-        int fd = -1;
-        const uint64_t bytes = w.written + w.len;
-        rc = cli_writer_commit(&w, &fd);
-        x.run_write_ns += w.write_ns;
-        if (rc != CLI_EXIT_OK)
-            goto fail;
-        x.run_bytes += bytes;
-        x.runs_made += 1;
-        rc = add_run(&x, fd, bytes);
-        if (rc != CLI_EXIT_OK)
-            goto fail;
-        if (eof)
-            break;
     }
     cli_chunk_free(&chunk);
+    cli_chunk_free(&next);
 
     if (x.runs_made > 1 || x.nruns > 0) {
         while (x.nruns > x.fan_in) {
@@ -517,10 +592,13 @@ int cli_sort_input(const cli_opts *o)
     return CLI_EXIT_OK;
 
 fail:
+    if (pf_running)
+        pthread_join(pf_thread, NULL);
     cli_progress_clear();
     if (out_open)
         cli_writer_abort(&out);
     cli_chunk_free(&chunk);
+    cli_chunk_free(&next);
     close_runs(&x);
     clsort_destroy(ctx);
     cli_input_close(&in);
