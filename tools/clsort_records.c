@@ -125,10 +125,15 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
     const uint64_t t1 = cli_now_ns();
     st->sort_ns += t1 - t0;
     if (rc != CLSORT_OK) {
+        /* One line for the error; the rest (a build log, say) only with -v. */
         const char *detail = clsort_last_error(ctx);
-        cli_error("sorting %zu %s keys on the device failed: %s%s%s%s", c->n,
-                  clsort_type_name(ks->type), clsort_strerror(rc), *detail ? " (" : "", detail,
-                  *detail ? ")" : "");
+        const char *nl = strchr(detail, '\n');
+        const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
+        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s", c->n,
+                  clsort_type_name(ks->type), clsort_strerror(rc), first ? " (" : "", first,
+                  detail, first ? ")" : "");
+        if (nl && nl[1])
+            cli_info(2, "details:\n%s", nl + 1);
         if (rc == CLSORT_ERR_OUT_OF_MEMORY)
             cli_error("hint: a smaller --buffer-size makes smaller runs");
         return CLI_EXIT_DEVICE;
