@@ -1,23 +1,392 @@
-/* config.c - which parameters a device gets: tuned configs come with clsort-tune; until one is
- * found, built-in defaults derived from the device's limits (params.c). */
+/* config.c - which parameters a device gets: the tuned config file found by the lookup chain
+ * (docs/tuning.md), parsed with inih and checked value by value against the device's limits,
+ * else built-in defaults chosen by vendor and device type. Never fails: whatever is unusable is
+ * replaced by defaults and reported through clsort__warn. */
 #include "internal.h"
+#include "tuning_internal.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
 #include <string.h>
 
-void clsort__config_source_for(const clsort__device *dev, char *out, size_t out_size)
+/* The configs installed with clsort (make install copies the repo's configs/ here). The Makefile
+ * may override it with -DCLSORT_DATADIR=... */
+#ifndef CLSORT_DATADIR
+#define CLSORT_DATADIR "/usr/local/share/clsort/devices"
+#endif
+
+#define MAX_REPORTED_PROBLEMS 8 /* per file: a garbage file must not flood the warnings */
+
+static const char *const valkind_names[CLSORT__VALKINDS] = {"keys", "pairs4", "pairs8"};
+static const char *const param_names[4] = {"wg_size", "vec_step", "tile", "keys_per_item"};
+
+/* ---- Names and places ---------------------------------------------------------------------- */
+
+/* Lowercase ASCII letters and digits are kept; every run of anything else becomes one '-', and
+ * leading and trailing '-' are dropped, so "NVIDIA Corporation" is "nvidia-corporation". */
+static void normalise(const char *in, char *out, size_t out_size)
 {
-    (void)dev;
-    snprintf(out, out_size, "built-in defaults");
+    size_t at = 0;
+    int dash = 0;
+    for (const unsigned char *s = (const unsigned char *)in; *s && at + 2 < out_size; ++s) {
+        if (*s < 128 && isalnum(*s)) {
+            if (dash && at > 0)
+                out[at++] = '-';
+            dash = 0;
+            out[at++] = (char)tolower(*s);
+        } else {
+            dash = 1;
+        }
+    }
+    out[at] = 0;
+    if (at == 0)
+        snprintf(out, out_size, "unknown");
 }
 
-void clsort__load_config(clsort_ctx *ctx)
+void clsort__config_file_name(const clsort__device *dev, char *out, size_t out_size)
+{
+    char vendor[128], name[160];
+    normalise(dev->vendor, vendor, sizeof vendor);
+    normalise(dev->name, name, sizeof name);
+    snprintf(out, out_size, "%s--%s.ini", vendor, name);
+}
+
+int clsort__user_config_dir(char *out, size_t out_size)
+{
+    const char *env = getenv("CLSORT_CONFIG_DIR");
+    int n;
+    if (env && *env) {
+        n = snprintf(out, out_size, "%s", env);
+    } else {
+        const char *xdg = getenv("XDG_CONFIG_HOME");
+        const char *home = getenv("HOME");
+        if (xdg && *xdg == '/') /* XDG: relative values are invalid and ignored */
+            n = snprintf(out, out_size, "%s/clsort", xdg);
+        else if (home && *home)
+            n = snprintf(out, out_size, "%s/.config/clsort", home);
+        else
+            return -1;
+    }
+    return n > 0 && (size_t)n < out_size ? 0 : -1;
+}
+
+const char *clsort__installed_config_dir(void)
+{
+    return CLSORT_DATADIR;
+}
+
+/* ---- Built-in defaults --------------------------------------------------------------------- */
+
+typedef struct config_values {
+    clsort_params params[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
+    clsort__auto_rule rules[CLSORT__MAX_AUTO_RULES];
+    int nrules;
+    uint64_t host_fallback_max;
+} config_values;
+
+static void builtin_defaults(const clsort__device *dev, config_values *out)
 {
     for (int net = 0; net < CLSORT__NETWORKS; ++net)
         for (int w = 0; w < CLSORT__WIDTHS; ++w)
             for (int v = 0; v < CLSORT__VALKINDS; ++v)
-                clsort__default_params(&ctx->dev, net, w, v, &ctx->configured[net][w][v]);
-    ctx->nauto_rules = 0;
-    /* Below this size a host array is sorted on the host: the device round trip costs more. */
-    ctx->host_fallback_max = (ctx->dev.type & CL_DEVICE_TYPE_GPU) ? 4096 : 2048;
-    clsort__config_source_for(&ctx->dev, ctx->config_source, sizeof ctx->config_source);
+                clsort__default_params(dev, net, w, v, &out->params[net][w][v]);
+    /* No rules: AUTO runs bitonic, the fastest network at every size measured so far on PoCL
+     * and on NVIDIA GPUs (docs/tuning.md). */
+    out->nrules = 0;
+    /* Below this size a host array is sorted on the host: the device round trip costs more. A
+     * discrete GPU pays a PCIe transfer each way; a CPU device shares memory but pays launches. */
+    out->host_fallback_max = (dev->type & CL_DEVICE_TYPE_GPU) ? 4096 : 2048;
+}
+
+/* ---- Parsing ------------------------------------------------------------------------------- */
+
+typedef struct parse_state {
+    const clsort__device *dev;
+    clsort_ctx *ctx; /* NULL: warnings are dropped (clsort__config_source_for) */
+    const char *path;
+    unsigned value[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][4];
+    int set[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][4];
+    clsort__auto_rule rules[CLSORT__MAX_AUTO_RULES];
+    int nrules, rules_bad;
+    uint64_t host_fallback_max;
+    int have_fallback;
+    char dev_name[200], dev_vendor[200], dev_driver[200];
+    char last_bad_section[64];
+    int problems;
+} parse_state;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void problem(parse_state *st, const char *fmt, ...)
+{
+    ++st->problems;
+    if (!st->ctx || st->problems > MAX_REPORTED_PROBLEMS)
+        return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    clsort__warn(st->ctx, "config %s: %s", st->path, buf);
+}
+
+/* Parses a decimal unsigned integer with nothing after it; returns 0 on success. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* "bitonic.32.keys" -> (0, 0, 0); returns 0, or -1 if the name is not such a section. */
+static int parse_section(const char *section, int *net, int *width, int *valkind)
+{
+    char buf[64];
+    if (strlen(section) >= sizeof buf)
+        return -1;
+    strcpy(buf, section);
+    char *dot1 = strchr(buf, '.');
+    char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
+    if (!dot2 || strchr(dot2 + 1, '.'))
+        return -1;
+    *dot1 = *dot2 = 0;
+    clsort_algorithm algo;
+    if (clsort_algorithm_parse(buf, &algo) || (*net = clsort__network_index(algo)) < 0)
+        return -1;
+    if (!strcmp(dot1 + 1, "32"))
+        *width = 0;
+    else if (!strcmp(dot1 + 1, "64"))
+        *width = 1;
+    else
+        return -1;
+    for (int v = 0; v < CLSORT__VALKINDS; ++v)
+        if (!strcmp(dot2 + 1, valkind_names[v])) {
+            *valkind = v;
+            return 0;
+        }
+    return -1;
+}
+
+static void handle_auto(parse_state *st, const char *name, const char *value)
+{
+    if (!strcmp(name, "host_fallback_max")) {
+        uint64_t v;
+        if (parse_u64(value, &v) || v > CLSORT__HOST_FALLBACK_LIMIT)
+            problem(st, "[auto] host_fallback_max = %s is not a number in [0, %llu]; using the "
+                        "default", value, (unsigned long long)CLSORT__HOST_FALLBACK_LIMIT);
+        else
+            st->host_fallback_max = v, st->have_fallback = 1;
+        return;
+    }
+    if (strcmp(name, "rule") != 0) {
+        problem(st, "[auto] unknown key '%s' ignored", name);
+        return;
+    }
+    /* rule = <max_n|max> <network> */
+    char size[32], network[64];
+    clsort_algorithm algo;
+    uint64_t max_n = 0;
+    if (sscanf(value, "%31s %63s", size, network) != 2 ||
+        (strcmp(size, "max") != 0 && parse_u64(size, &max_n)) ||
+        clsort_algorithm_parse(network, &algo) || algo == CLSORT_AUTO ||
+        st->nrules == CLSORT__MAX_AUTO_RULES) {
+        problem(st, "[auto] rule = %s is not '<max_n|max> <network>' (at most %d rules)", value,
+                CLSORT__MAX_AUTO_RULES);
+        st->rules_bad = 1;
+        return;
+    }
+    if (!strcmp(size, "max"))
+        max_n = UINT64_MAX;
+    if (st->nrules && st->rules[st->nrules - 1].max_n >= max_n) {
+        problem(st, "[auto] rules must have increasing sizes: %s", value);
+        st->rules_bad = 1;
+        return;
+    }
+    st->rules[st->nrules].max_n = max_n;
+    st->rules[st->nrules].algo = algo;
+    ++st->nrules;
+}
+
+static int handle_entry(void *user, const char *section, const char *name, const char *value)
+{
+    parse_state *st = user;
+    if (!strcmp(section, "device")) {
+        /* Informational: what the file was tuned on. */
+        if (!strcmp(name, "name"))
+            snprintf(st->dev_name, sizeof st->dev_name, "%s", value);
+        else if (!strcmp(name, "vendor"))
+            snprintf(st->dev_vendor, sizeof st->dev_vendor, "%s", value);
+        else if (!strcmp(name, "driver"))
+            snprintf(st->dev_driver, sizeof st->dev_driver, "%s", value);
+        return 1;
+    }
+    if (!strcmp(section, "auto")) {
+        handle_auto(st, name, value);
+        return 1;
+    }
+    int net, w, v;
+    if (parse_section(section, &net, &w, &v)) {
+        if (strcmp(st->last_bad_section, section) != 0) {
+            snprintf(st->last_bad_section, sizeof st->last_bad_section, "%s", section);
+            problem(st, "unknown section [%s] ignored", section);
+        }
+        return 1;
+    }
+    for (int k = 0; k < 4; ++k)
+        if (!strcmp(name, param_names[k])) {
+            uint64_t x;
+            if (parse_u64(value, &x) || x == 0 || x > 1u << 20) {
+                problem(st, "[%s] %s = %s is not a positive number; using the default", section,
+                        name, value);
+                return 1;
+            }
+            st->value[net][w][v][k] = (unsigned)x;
+            st->set[net][w][v][k] = 1;
+            return 1;
+        }
+    problem(st, "[%s] unknown key '%s' ignored", section, name);
+    return 1;
+}
+
+/* Applies what the file gave on top of the defaults in *out, checking each section against the
+ * device's limits. Returns the number of settings taken from the file. */
+static int apply_parsed(parse_state *st, config_values *out)
+{
+    int used = 0;
+    for (int net = 0; net < CLSORT__NETWORKS; ++net)
+        for (int w = 0; w < CLSORT__WIDTHS; ++w)
+            for (int v = 0; v < CLSORT__VALKINDS; ++v) {
+                const int *set = st->set[net][w][v];
+                if (!set[0] && !set[1] && !set[2] && !set[3])
+                    continue;
+                clsort_params p = out->params[net][w][v];
+                unsigned *f[4] = {&p.wg_size, &p.vec_step, &p.tile, &p.keys_per_item};
+                for (int k = 0; k < 4; ++k)
+                    if (set[k])
+                        *f[k] = st->value[net][w][v][k];
+                char why[512];
+                if (clsort__check_params(st->dev, net, w, v, &p, why, sizeof why) != CLSORT_OK) {
+                    problem(st, "[%s.%d.%s] out of range for this device (%s); using the default "
+                                "parameters for it",
+                            clsort_algorithm_name((clsort_algorithm)(net + 1)), w ? 64 : 32,
+                            valkind_names[v], why);
+                    continue;
+                }
+                out->params[net][w][v] = p;
+                ++used;
+            }
+    if (st->nrules && !st->rules_bad) {
+        memcpy(out->rules, st->rules, sizeof st->rules);
+        out->nrules = st->nrules;
+        ++used;
+    } else if (st->rules_bad) {
+        problem(st, "[auto] rules ignored; AUTO uses the default networks");
+    }
+    if (st->have_fallback) {
+        out->host_fallback_max = st->host_fallback_max;
+        ++used;
+    }
+    return used;
+}
+
+/* Reads one candidate file. Returns 1 if it was used (possibly in part), 0 if it does not exist
+ * or gave nothing usable (the lookup goes on). */
+static int try_file(const clsort__device *dev, clsort_ctx *ctx, const char *path,
+                    config_values *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno != ENOENT && ctx)
+            clsort__warn(ctx, "config %s: cannot read it (%s); ignored", path, strerror(errno));
+        return 0;
+    }
+    parse_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        fclose(f);
+        return 0;
+    }
+    st->dev = dev;
+    st->ctx = ctx;
+    st->path = path;
+    const int bad_line = ini_parse_file(f, handle_entry, st);
+    const int read_error = ferror(f);
+    fclose(f);
+    if (read_error)
+        problem(st, "read error; the rest of the file is ignored");
+    if (bad_line > 0)
+        problem(st, "line %d: syntax error (ignored)", bad_line);
+    config_values tmp = *out;
+    const int used = apply_parsed(st, &tmp);
+    if (used == 0) {
+        problem(st, "no usable settings; ignored");
+    } else {
+        *out = tmp;
+        char mine[200], theirs[200];
+        normalise(dev->name, mine, sizeof mine);
+        normalise(st->dev_name, theirs, sizeof theirs);
+        if (st->dev_name[0] && strcmp(mine, theirs) != 0 && ctx)
+            clsort__warn(ctx, "config %s was tuned on device '%s', not '%s'; using it anyway",
+                         path, st->dev_name, dev->name);
+        else if (st->dev_driver[0] && strcmp(st->dev_driver, dev->driver) != 0 && ctx)
+            clsort__warn(ctx,
+                         "config %s was tuned with driver '%s'; this device has driver '%s' "
+                         "(same device, so it is used; clsort-tune would refresh it)",
+                         path, st->dev_driver, dev->driver);
+    }
+    if (st->problems > MAX_REPORTED_PROBLEMS && ctx)
+        clsort__warn(ctx, "config %s: %d more problems not shown", path,
+                     st->problems - MAX_REPORTED_PROBLEMS);
+    free(st);
+    return used > 0;
+}
+
+/* The whole lookup: fills *out and source. ctx receives the warnings (may be NULL). */
+static void resolve(const clsort__device *dev, clsort_ctx *ctx, config_values *out, char *source,
+                    size_t source_size)
+{
+    builtin_defaults(dev, out);
+    snprintf(source, source_size, "built-in defaults");
+    char file[400], dirs[2][1024], path[2600];
+    int ndirs = 0;
+    if (clsort__user_config_dir(dirs[ndirs], sizeof dirs[ndirs]) == 0)
+        ++ndirs;
+    snprintf(dirs[ndirs++], sizeof dirs[0], "%s", clsort__installed_config_dir());
+    clsort__config_file_name(dev, file, sizeof file);
+    for (int i = 0; i < ndirs; ++i) {
+        snprintf(path, sizeof path, "%s/%s", dirs[i], file);
+        if (try_file(dev, ctx, path, out)) {
+            snprintf(source, source_size, "%s", path);
+            return;
+        }
+    }
+}
+
+void clsort__config_source_for(const clsort__device *dev, char *out, size_t out_size)
+{
+    config_values *v = malloc(sizeof *v);
+    if (!v) {
+        snprintf(out, out_size, "built-in defaults");
+        return;
+    }
+    resolve(dev, NULL, v, out, out_size);
+    free(v);
+}
+
+void clsort__load_config(clsort_ctx *ctx)
+{
+    config_values v;
+    resolve(&ctx->dev, ctx, &v, ctx->config_source, sizeof ctx->config_source);
+    memcpy(ctx->configured, v.params, sizeof ctx->configured);
+    memcpy(ctx->auto_rules, v.rules, sizeof ctx->auto_rules);
+    ctx->nauto_rules = v.nrules;
+    ctx->host_fallback_max = v.host_fallback_max;
 }
