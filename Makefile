@@ -117,3 +117,4 @@ plots:
 	@command -v gnuplot >/dev/null || { echo "make plots: gnuplot not found (make deps installs it)" >&2; exit 2; }
 	mkdir -p $(PLOTDIR)
 	gnuplot -e "csv='$(CSV)'; outdir='$(PLOTDIR)'" tools/bench_plot.gp
+LDLIBS += -linih

@@ -256,6 +256,26 @@ typedef struct clsort_stats {
  *  that sort has finished, so that device_ns is known. */
 CLSORT_API int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats);
 
+/* ---- Tuning (for clsort-tune; docs/tuning.md) ---------------------------------------------- */
+
+/** Writes into buf (size bytes) the path of the tuned config file that the runtime looks at
+ *  first for the context's device: $CLSORT_CONFIG_DIR, else $XDG_CONFIG_HOME/clsort, else
+ *  ~/.config/clsort, followed by the device's file name (normalised vendor, "--", normalised
+ *  device name, ".ini"). The file and its directory need not exist. Returns CLSORT_OK, or
+ *  CLSORT_ERR_INVALID_ARG for a NULL argument, when no directory can be formed (none of the
+ *  variables nor HOME is set) or when buf is too small. */
+CLSORT_API int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size);
+
+/** Sets the size up to which clsort_sort and clsort_sort_pairs sort host arrays on the host on
+ *  this context (0: always the device), overriding the config, e.g. for the tuner's crossover
+ *  measurement. Returns CLSORT_OK or CLSORT_ERR_INVALID_ARG (NULL ctx). */
+CLSORT_API int clsort_set_host_fallback_max(clsort_ctx *ctx, uint64_t max_n);
+
+/** Returns in *max_n the size up to which host arrays are sorted on the host on this context
+ *  (from the config, the built-in default, or clsort_set_host_fallback_max). Returns CLSORT_OK
+ *  or CLSORT_ERR_INVALID_ARG. */
+CLSORT_API int clsort_get_host_fallback_max(const clsort_ctx *ctx, uint64_t *max_n);
+
 #ifdef __cplusplus
 }
 #endif
