@@ -1,0 +1,89 @@
+/* tune.h - what the parts of clsort-tune share: options, the results of the search, and the
+ * measuring functions (tune_measure.c). Uses only the public clsort.h. */
+#ifndef CLSORT_TUNE_H
+#define CLSORT_TUNE_H
+
+#include <clsort.h>
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define TUNE_EXIT_OK 0
+#define TUNE_EXIT_USAGE 1
+#define TUNE_EXIT_DEVICE 2 /* no device, or it cannot sort at all */
+#define TUNE_EXIT_IO 3     /* the config could not be written */
+
+typedef struct tune_opts {
+    const char *device; /* -d: as clsort_create takes it; NULL for the default */
+    int quick;          /* --quick: a short search (under 2 minutes on a 2-core CPU with PoCL) */
+    const char *output; /* -o: where to write; NULL for where the runtime looks first */
+    int verbose;        /* -v: every candidate and measurement on stderr */
+    int progress;       /* --progress, or stderr is a terminal */
+} tune_opts;
+
+#define TUNE_NETS 3
+#define TUNE_WIDTHS 2
+#define TUNE_KINDS 3 /* keys alone, 4-byte values, 8-byte values */
+#define TUNE_MAX_SIZES 4
+#define TUNE_MAX_POINTS 24
+
+/* The outcome for one (network, key width, kind). */
+typedef struct tune_result {
+    int tuned;                  /* searched (quick mode leaves some combinations out) */
+    clsort_params best, start;  /* the winner and the starting point (config or defaults) */
+    double best_rate, start_rate; /* keys/s at the largest size measured */
+    uint64_t rate_n;            /* that size */
+    unsigned tried, failed, rejected; /* candidates run, failed (reported), out of range */
+} tune_result;
+
+/* One size of the AUTO and host-fallback measurements. */
+typedef struct tune_point {
+    uint64_t n;
+    double net_ns[TUNE_NETS]; /* device time per network (0: not measured) */
+    int winner;               /* index of the fastest network */
+    double host_ns, device_ns; /* end to end: host sort, and device with the winner */
+} tune_point;
+
+typedef struct tune_state {
+    const tune_opts *o;
+    clsort_ctx *ctx;
+    clsort_device_info info;
+    double t_start;       /* seconds, monotonic */
+    double search_budget; /* seconds for the parameter search (0: none) */
+    uint64_t sizes[TUNE_MAX_SIZES];
+    int nsizes;
+    int reps;
+    tune_result res[TUNE_NETS][TUNE_WIDTHS][TUNE_KINDS];
+    tune_point auto_pts[TUNE_MAX_POINTS];
+    int nauto;
+    tune_point host_pts[TUNE_MAX_POINTS];
+    int nhost;
+    clsort_algorithm rule_algo[8];
+    uint64_t rule_max[8]; /* UINT64_MAX: the rest */
+    int nrules;
+    uint64_t host_fallback_max;
+    int host_wins_all; /* the host sort won at every size measured */
+    double last_progress;
+    unsigned failures; /* candidates that failed, over the whole run */
+} tune_state;
+
+/* tune_measure.c */
+double tune_now(void);
+void tune_progress(tune_state *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void tune_progress_done(tune_state *s);
+/* Searches the parameters of one combination and fills s->res[net][w][k]. */
+void tune_search(tune_state *s, int net, int w, int k, double deadline);
+/* Measures which network AUTO should use per size, then the host-fallback crossover. */
+void tune_measure_auto(tune_state *s, double deadline);
+void tune_measure_host_fallback(tune_state *s, double deadline);
+
+clsort_algorithm tune_algo(int net);
+clsort_type tune_type(int w);
+size_t tune_value_size(int k);
+const char *tune_kind_name(int k);
+
+#endif /* CLSORT_TUNE_H */

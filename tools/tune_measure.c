@@ -1,0 +1,562 @@
+/* tune_measure.c - clsort-tune's measurements: runs a candidate's parameters on several sizes,
+ * checks every output (sorted, and a permutation of the input) before its time counts, searches
+ * the parameters of one (network, key width, kind) by coordinate descent, and measures the AUTO
+ * networks per size and the host-fallback crossover. Only the public API (clsort.h). */
+#include "tune.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double tune_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+clsort_algorithm tune_algo(int net)
+{
+    return (clsort_algorithm)(net + 1);
+}
+
+clsort_type tune_type(int w)
+{
+    return w ? CLSORT_U64 : CLSORT_U32;
+}
+
+size_t tune_value_size(int k)
+{
+    return k == 0 ? 0 : k == 1 ? 4 : 8;
+}
+
+const char *tune_kind_name(int k)
+{
+    return k == 0 ? "keys" : k == 1 ? "pairs4" : "pairs8";
+}
+
+/* ---- Progress and talk ---------------------------------------------------------------------- */
+
+void tune_progress(tune_state *s, const char *fmt, ...)
+{
+    if (!s->o->progress)
+        return;
+    const double t = tune_now();
+    if (t - s->last_progress < 0.25) /* a few updates a second */
+        return;
+    s->last_progress = t;
+    char buf[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (isatty(2))
+        fprintf(stderr, "\r\033[K[%5.1f s] %s", t - s->t_start, buf);
+    else
+        fprintf(stderr, "[%5.1f s] %s\n", t - s->t_start, buf);
+}
+
+void tune_progress_done(tune_state *s)
+{
+    if (s->o->progress && isatty(2))
+        fputs("\r\033[K", stderr);
+}
+
+/* Prints a line on stderr, first clearing a progress line. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void say(tune_state *s, const char *fmt, ...)
+{
+    tune_progress_done(s);
+    s->last_progress = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* ---- Data and checks ------------------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t z)
+{
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Inputs of one combination: keys (random bits, with some repeats) and values = positions. */
+typedef struct tune_data {
+    int w, k;
+    size_t n_max;
+    void *in_keys, *keys, *vals;
+} tune_data;
+
+static uint64_t key_at(const tune_data *d, const void *keys, size_t i)
+{
+    if (d->w)
+        return ((const uint64_t *)keys)[i];
+    return ((const uint32_t *)keys)[i];
+}
+
+static uint64_t val_at(const tune_data *d, size_t i)
+{
+    if (d->k == 1)
+        return ((const uint32_t *)d->vals)[i];
+    return ((const uint64_t *)d->vals)[i];
+}
+
+static int data_init(tune_data *d, int w, int k, size_t n_max)
+{
+    memset(d, 0, sizeof *d);
+    d->w = w;
+    d->k = k;
+    d->n_max = n_max;
+    const size_t ks = w ? 8 : 4;
+    d->in_keys = malloc(n_max * ks);
+    d->keys = malloc(n_max * ks);
+    d->vals = k ? malloc(n_max * 8) : NULL;
+    if (!d->in_keys || !d->keys || (k && !d->vals))
+        return -1;
+    uint64_t seed = 0x5EEDull + (uint64_t)w * 7 + (uint64_t)k;
+    for (size_t i = 0; i < n_max; ++i) {
+        uint64_t x = mix64(seed + i);
+        if ((x & 15) == 0) /* one key in 16 repeats an earlier one: equal keys must survive */
+            x = mix64(seed + (x >> 8) % (i + 1));
+        if (w)
+            ((uint64_t *)d->in_keys)[i] = x;
+        else
+            ((uint32_t *)d->in_keys)[i] = (uint32_t)x;
+    }
+    return 0;
+}
+
+static void data_free(tune_data *d)
+{
+    free(d->in_keys);
+    free(d->keys);
+    free(d->vals);
+}
+
+/* Fresh copy of the first n keys (and positions as values). */
+static void data_reset(tune_data *d, size_t n)
+{
+    memcpy(d->keys, d->in_keys, n * (d->w ? 8 : 4));
+    for (size_t i = 0; d->k && i < n; ++i) {
+        if (d->k == 1)
+            ((uint32_t *)d->vals)[i] = (uint32_t)i;
+        else
+            ((uint64_t *)d->vals)[i] = i;
+    }
+}
+
+/* Checks the output: ascending, and a permutation of the input (keys alone: the same multiset,
+ * by count and two independent sums of hashes; pairs: each value is a distinct position whose
+ * input key is the key beside it). Returns NULL or what is wrong. */
+static const char *data_check(const tune_data *d, size_t n, char *why, size_t why_size)
+{
+    for (size_t i = 1; i < n; ++i)
+        if (key_at(d, d->keys, i - 1) > key_at(d, d->keys, i)) {
+            snprintf(why, why_size, "not sorted at index %zu", i);
+            return why;
+        }
+    if (!d->k) {
+        uint64_t a = 0, b = 0, c = 0, e = 0;
+        for (size_t i = 0; i < n; ++i) {
+            a += mix64(key_at(d, d->in_keys, i));
+            b ^= mix64(key_at(d, d->in_keys, i) ^ 0xA5A5A5A5u);
+            c += mix64(key_at(d, d->keys, i));
+            e ^= mix64(key_at(d, d->keys, i) ^ 0xA5A5A5A5u);
+        }
+        if (a != c || b != e) {
+            snprintf(why, why_size, "the output is not a permutation of the input");
+            return why;
+        }
+        return NULL;
+    }
+    unsigned char *seen = calloc(n, 1);
+    if (!seen) {
+        snprintf(why, why_size, "out of host memory checking");
+        return why;
+    }
+    const char *bad = NULL;
+    for (size_t i = 0; i < n && !bad; ++i) {
+        const uint64_t v = val_at(d, i);
+        if (v >= n || seen[v] || key_at(d, d->in_keys, (size_t)v) != key_at(d, d->keys, i)) {
+            snprintf(why, why_size, "value at index %zu does not travel with its key", i);
+            bad = why;
+        } else {
+            seen[v] = 1;
+        }
+    }
+    free(seen);
+    return bad;
+}
+
+/* One sort of the first n keys on the device; returns clsort's status, device time in *ns. */
+static int run_once(tune_state *s, tune_data *d, int net, size_t n, uint64_t *ns,
+                    uint64_t *total_ns, unsigned flags)
+{
+    data_reset(d, n);
+    int rc;
+    const clsort_type type = tune_type(d->w);
+    if (d->k)
+        rc = clsort_sort_pairs(s->ctx, d->keys, d->vals, tune_value_size(d->k), n, type,
+                               tune_algo(net), flags);
+    else
+        rc = clsort_sort(s->ctx, d->keys, n, type, net < 0 ? CLSORT_AUTO : tune_algo(net), flags);
+    clsort_stats st;
+    if (rc == CLSORT_OK && clsort_get_stats(s->ctx, &st) == CLSORT_OK) {
+        *ns = st.device_ns ? st.device_ns : st.total_ns;
+        if (total_ns)
+            *total_ns = st.total_ns;
+    }
+    return rc;
+}
+
+/* The first line of clsort_last_error. */
+static const char *short_error(tune_state *s, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", clsort_last_error(s->ctx));
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = 0;
+    return buf;
+}
+
+/* Measures one candidate on sizes[0..nsizes): the first run at each size is checked, then the
+ * fastest of `reps` runs counts. Returns 0 and the geometric mean of keys/s in *score (and the
+ * rate at the largest size), 1 if the parameters are out of range for the device, -1 if it
+ * failed (reported). Gives up early (returns 0, score 0) if it is far behind `beat`. */
+static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
+                   const uint64_t *sizes, int nsizes, double beat, double *score,
+                   double *last_rate, double *max_run_s)
+{
+    const clsort_type type = tune_type(d->w);
+    const size_t vs = tune_value_size(d->k);
+    if (clsort_set_params(s->ctx, tune_algo(net), type, vs, p) != CLSORT_OK)
+        return 1;
+    double log_sum = 0;
+    *score = 0;
+    *last_rate = 0;
+    for (int i = 0; i < nsizes; ++i) {
+        const size_t n = (size_t)sizes[i];
+        uint64_t best = UINT64_MAX, ns = 0;
+        char why[256], err[256];
+        for (int r = 0; r <= s->reps; ++r) {
+            const double t0 = tune_now();
+            const int rc = run_once(s, d, net, n, &ns, NULL, CLSORT_NO_HOST_FALLBACK);
+            const double t = tune_now() - t0;
+            if (max_run_s && r > 0 && t > *max_run_s)
+                *max_run_s = t;
+            if (rc != CLSORT_OK) {
+                say(s, "clsort-tune: %s %d-bit %s wg_size=%u vec_step=%u tile=%u "
+                       "keys_per_item=%u failed at n=%zu: %s: %s (skipped)",
+                    clsort_algorithm_name(tune_algo(net)), d->w ? 64 : 32, tune_kind_name(d->k),
+                    p->wg_size, p->vec_step, p->tile, p->keys_per_item, n, clsort_strerror(rc),
+                    short_error(s, err, sizeof err));
+                return -1;
+            }
+            if (r == 0) {
+                if (data_check(d, n, why, sizeof why)) {
+                    say(s, "clsort-tune: %s %d-bit %s wg_size=%u vec_step=%u tile=%u "
+                           "keys_per_item=%u sorted wrongly at n=%zu: %s (skipped)",
+                        clsort_algorithm_name(tune_algo(net)), d->w ? 64 : 32,
+                        tune_kind_name(d->k), p->wg_size, p->vec_step, p->tile,
+                        p->keys_per_item, n, why);
+                    return -1;
+                }
+                if (s->reps > 0)
+                    continue; /* the checked run also compiled the kernels: not timed */
+            }
+            if (ns < best)
+                best = ns;
+        }
+        const double rate = (double)n / ((double)(best ? best : 1) * 1e-9);
+        log_sum += log(rate);
+        *last_rate = rate;
+        if (i == 0 && beat > 0 && rate < beat / 3) /* hopeless: spare the larger sizes */
+            return 0;
+    }
+    *score = exp(log_sum / nsizes);
+    return 0;
+}
+
+/* ---- The search ----------------------------------------------------------------------------- */
+
+static unsigned *axis(clsort_params *p, int a)
+{
+    return a == 0 ? &p->tile : a == 1 ? &p->wg_size : a == 2 ? &p->keys_per_item : &p->vec_step;
+}
+static const char *const axis_names[4] = {"tile", "wg_size", "keys_per_item", "vec_step"};
+static const unsigned axis_lo[4] = {256, 16, 2, 1}, axis_hi[4] = {16384, 1024, 32, 4};
+
+static int same_params(const clsort_params *a, const clsort_params *b)
+{
+    return a->wg_size == b->wg_size && a->vec_step == b->vec_step && a->tile == b->tile &&
+           a->keys_per_item == b->keys_per_item;
+}
+
+void tune_search(tune_state *s, int net, int w, int k, double deadline)
+{
+    tune_result *r = &s->res[net][w][k];
+    const clsort_type type = tune_type(w);
+    const size_t vs = tune_value_size(k);
+    const char *nname = clsort_algorithm_name(tune_algo(net));
+    memset(r, 0, sizeof *r);
+    /* The starting point: the configured parameters (a previous tune or the defaults). */
+    clsort_params zero = {0, 0, 0, 0};
+    clsort_set_params(s->ctx, tune_algo(net), type, vs, &zero);
+    clsort_get_params(s->ctx, tune_algo(net), type, vs, &r->start);
+    r->best = r->start;
+
+    /* Sizes: drop the larger ones where a run of the start point takes too long (the
+     * transposition network is quadratic in the number of tiles). */
+    uint64_t sizes[TUNE_MAX_SIZES];
+    int nsizes = 0;
+    const double run_limit = s->o->quick ? 0.4 : 2.0;
+    const size_t ks = w ? 8 : 4;
+    tune_data d;
+    uint64_t n_max = s->sizes[s->nsizes - 1];
+    while (n_max > 1024 && n_max * (ks + vs) * 3 > s->info.max_alloc)
+        n_max >>= 1;
+    if (data_init(&d, w, k, (size_t)n_max)) {
+        say(s, "clsort-tune: out of host memory for n=%llu", (unsigned long long)n_max);
+        data_free(&d);
+        return;
+    }
+    double score = 0, rate = 0, log_sum = 0;
+    for (int i = 0; i < s->nsizes && s->sizes[i] <= n_max; ++i) {
+        double longest = 0, sc, rt;
+        tune_progress(s, "%s %d-bit %s: sizing n=%llu", nname, w ? 64 : 32, tune_kind_name(k),
+                      (unsigned long long)s->sizes[i]);
+        if (measure(s, &d, net, &r->start, &s->sizes[i], 1, 0, &sc, &rt, &longest) != 0)
+            break;
+        sizes[nsizes++] = s->sizes[i];
+        log_sum += log(rt);
+        rate = rt;
+        if (longest > run_limit)
+            break;
+    }
+    r->tuned = 1;
+    r->tried = 1;
+    if (nsizes == 0) {
+        /* Even the starting point failed (reported): keep it, searching on the smallest size. */
+        sizes[nsizes++] = s->sizes[0];
+        r->failed++;
+        s->failures++;
+    } else {
+        score = exp(log_sum / nsizes);
+        r->start_rate = r->best_rate = rate;
+    }
+    r->rate_n = sizes[nsizes - 1];
+    int rc;
+    double best_score = score;
+    if (s->o->verbose)
+        say(s, "  %s %d-bit %s start wg_size=%u vec_step=%u tile=%u keys_per_item=%u: %.1f "
+               "Mkeys/s",
+            nname, w ? 64 : 32, tune_kind_name(k), r->start.wg_size, r->start.vec_step,
+            r->start.tile, r->start.keys_per_item, rate / 1e6);
+
+    /* Coordinate descent: each axis in turn, every power of two in range (--quick: the two
+     * neighbours of the current value), keeping the others at the best so far. */
+    const int sweeps = s->o->quick ? 1 : 2;
+    for (int sweep = 0; sweep < sweeps; ++sweep) {
+        const clsort_params before = r->best;
+        for (int a = 0; a < 4; ++a) {
+            if (s->o->quick && a == 3)
+                continue; /* vec_step matters least on the devices measured */
+            const unsigned cur = *axis(&r->best, a);
+            for (unsigned v = axis_lo[a]; v <= axis_hi[a]; v <<= 1) {
+                if (s->o->quick && v != cur / 2 && v != cur * 2)
+                    continue;
+                if (tune_now() > deadline)
+                    goto done;
+                clsort_params p = r->best;
+                *axis(&p, a) = v;
+                if (same_params(&p, &r->best) || (a <= 1 && p.wg_size > p.tile / 2))
+                    continue;
+                tune_progress(s, "%s %d-bit %s: %s=%u (%u tried)", nname, w ? 64 : 32,
+                              tune_kind_name(k), axis_names[a], v, r->tried);
+                double sc, rt;
+                rc = measure(s, &d, net, &p, sizes, nsizes, best_score, &sc, &rt, NULL);
+                if (rc == 1) {
+                    r->rejected++;
+                    if (s->o->verbose) {
+                        char err[256];
+                        say(s, "  %s %d-bit %s %s=%u: out of range here (%s)", nname,
+                            w ? 64 : 32, tune_kind_name(k), axis_names[a], v,
+                            short_error(s, err, sizeof err));
+                    }
+                    continue;
+                }
+                r->tried++;
+                if (rc < 0) {
+                    r->failed++;
+                    s->failures++;
+                    continue;
+                }
+                if (s->o->verbose)
+                    say(s, "  %s %d-bit %s wg_size=%u vec_step=%u tile=%u keys_per_item=%u: "
+                           "%.1f Mkeys/s%s",
+                        nname, w ? 64 : 32, tune_kind_name(k), p.wg_size, p.vec_step, p.tile,
+                        p.keys_per_item, rt / 1e6, sc == 0 ? " (far behind; stopped)" : "");
+                if (sc > best_score * 1.02) { /* 2%: not noise */
+                    best_score = sc;
+                    r->best = p;
+                    r->best_rate = rt;
+                }
+            }
+        }
+        if (same_params(&before, &r->best))
+            break;
+    }
+done:
+    /* The context keeps the winner for the AUTO and host-fallback measurements. */
+    if (clsort_set_params(s->ctx, tune_algo(net), type, vs, &r->best) != CLSORT_OK)
+        clsort_set_params(s->ctx, tune_algo(net), type, vs, &zero);
+    data_free(&d);
+}
+
+/* ---- AUTO and the host fallback --------------------------------------------------------------- */
+
+void tune_measure_auto(tune_state *s, double deadline)
+{
+    const uint64_t lo = 1024, hi = s->o->quick ? ((uint64_t)1 << 18) : ((uint64_t)1 << 22);
+    const unsigned step = s->o->quick ? 2 : 1; /* log2 step between sizes */
+    tune_data d;
+    if (data_init(&d, 0, 0, (size_t)hi)) {
+        data_free(&d);
+        return;
+    }
+    int alive[TUNE_NETS] = {1, 1, 1};
+    s->nauto = 0;
+    for (uint64_t n = lo; n <= hi && s->nauto < TUNE_MAX_POINTS; n <<= step) {
+        if (tune_now() > deadline)
+            break;
+        tune_point *pt = &s->auto_pts[s->nauto];
+        memset(pt, 0, sizeof *pt);
+        pt->n = n;
+        double best = 0;
+        for (int net = 0; net < TUNE_NETS; ++net) {
+            if (!alive[net])
+                continue;
+            tune_progress(s, "AUTO: %s at n=%llu", clsort_algorithm_name(tune_algo(net)),
+                          (unsigned long long)n);
+            uint64_t ns = 0, min_ns = UINT64_MAX;
+            char why[128];
+            int ok = 1;
+            for (int r = 0; r <= s->reps && ok; ++r) {
+                if (run_once(s, &d, net, (size_t)n, &ns, NULL, CLSORT_NO_HOST_FALLBACK) ||
+                    (r == 0 && data_check(&d, (size_t)n, why, sizeof why)))
+                    ok = 0;
+                else if (r > 0 || s->reps == 0)
+                    min_ns = ns < min_ns ? ns : min_ns;
+            }
+            if (!ok) {
+                alive[net] = 0;
+                continue;
+            }
+            pt->net_ns[net] = (double)min_ns;
+        }
+        /* Bitonic (the default) unless another network is clearly faster: a winner by noise
+         * would only add rules. */
+        pt->winner = 0;
+        best = pt->net_ns[0];
+        for (int net = 1; net < TUNE_NETS; ++net)
+            if (pt->net_ns[net] > 0 && (best == 0 || pt->net_ns[net] < best * 0.95)) {
+                best = pt->net_ns[net];
+                pt->winner = net;
+            }
+        /* A network four times slower than the best only falls further behind. */
+        for (int net = 0; net < TUNE_NETS; ++net)
+            if (pt->net_ns[net] > 4 * best)
+                alive[net] = 0;
+        if (best > 0)
+            ++s->nauto;
+    }
+    data_free(&d);
+    /* Rules: each run of sizes with the same winner, up to the last size it won. */
+    s->nrules = 0;
+    for (int i = 0; i < s->nauto; ++i) {
+        const int last = i + 1 == s->nauto;
+        if (!last && s->auto_pts[i + 1].winner == s->auto_pts[i].winner)
+            continue;
+        if (s->nrules == 7 && !last)
+            continue;
+        s->rule_algo[s->nrules] = tune_algo(s->auto_pts[i].winner);
+        s->rule_max[s->nrules] = last ? UINT64_MAX : s->auto_pts[i].n;
+        ++s->nrules;
+    }
+}
+
+void tune_measure_host_fallback(tune_state *s, double deadline)
+{
+    const uint64_t lo = 256, hi = 65536;
+    const unsigned step = s->o->quick ? 2 : 1;
+    tune_data d;
+    if (data_init(&d, 0, 0, (size_t)hi)) {
+        data_free(&d);
+        return;
+    }
+    uint64_t saved = 0;
+    clsort_get_host_fallback_max(s->ctx, &saved);
+    s->nhost = 0;
+    s->host_fallback_max = 0;
+    s->host_wins_all = 0;
+    int device_won = 0;
+    const int reps = s->reps < 2 ? 3 : s->reps + 1;
+    for (uint64_t n = lo; n <= hi && s->nhost < TUNE_MAX_POINTS; n <<= step) {
+        if (tune_now() > deadline)
+            break;
+        tune_point *pt = &s->host_pts[s->nhost];
+        memset(pt, 0, sizeof *pt);
+        pt->n = n;
+        /* The network AUTO will use at this size. */
+        int net = 0;
+        for (int i = 0; i < s->nrules; ++i)
+            if (n <= s->rule_max[i]) {
+                net = (int)s->rule_algo[i] - 1;
+                break;
+            }
+        pt->winner = net;
+        tune_progress(s, "host fallback: n=%llu", (unsigned long long)n);
+        uint64_t host = UINT64_MAX, dev = UINT64_MAX, ns, total;
+        char why[128];
+        int ok = 1;
+        for (int r = 0; r < reps && ok; ++r) {
+            clsort_set_host_fallback_max(s->ctx, n); /* host sort */
+            if (run_once(s, &d, net, (size_t)n, &ns, &total, 0) ||
+                data_check(&d, (size_t)n, why, sizeof why)) {
+                ok = 0;
+                break;
+            }
+            host = total < host ? total : host;
+            clsort_set_host_fallback_max(s->ctx, 0);
+            if (run_once(s, &d, net, (size_t)n, &ns, &total, CLSORT_NO_HOST_FALLBACK) ||
+                data_check(&d, (size_t)n, why, sizeof why)) {
+                ok = 0;
+                break;
+            }
+            if (r > 0) /* the first device run may still compile */
+                dev = total < dev ? total : dev;
+        }
+        if (!ok)
+            break;
+        pt->host_ns = (double)host;
+        pt->device_ns = (double)dev;
+        ++s->nhost;
+        if (!device_won && host <= dev)
+            s->host_fallback_max = n;
+        if (host > dev)
+            device_won = 1;
+    }
+    s->host_wins_all = s->nhost > 0 && !device_won;
+    clsort_set_host_fallback_max(s->ctx, saved);
+    data_free(&d);
+}
