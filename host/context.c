@@ -76,7 +76,7 @@ int clsort_algorithm_parse(const char *name, clsort_algorithm *algo)
 static int finish_create(clsort_ctx *ctx)
 {
     const char *dbg = getenv("CLSORT_DEBUG");
-    ctx->debug = dbg && *dbg && strcmp(dbg, "0") != 0;
+    ctx->debug = (dbg && *dbg && strcmp(dbg, "0") != 0) ? (atoi(dbg) > 1 ? atoi(dbg) : 1) : 0;
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;

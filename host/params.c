@@ -35,8 +35,11 @@ static size_t elem_bytes(int width, int valkind)
 
 size_t clsort__local_bytes(int net, int width, int valkind, const clsort_params *p)
 {
-    /* The odd-even merge's halo pass keeps a window of three tiles. */
-    return (size_t)p->tile * elem_bytes(width, valkind) * (net == 1 ? 3u : 1u);
+    /* The odd-even merge's halo pass keeps a window of three tiles; the bitonic tile passes pad
+     * one slot per 32 against bank conflicts. */
+    if (net == 1)
+        return (size_t)p->tile * elem_bytes(width, valkind) * 3u;
+    return ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind);
 }
 
 static int is_pow2(unsigned x)
@@ -58,9 +61,14 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
     p.tile = 4096;
     while (p.tile > 2 && clsort__local_bytes(net, width, valkind, &p) > budget)
         p.tile >>= 1;
-    const unsigned want_wg = gpu ? 256 : 64;
-    p.wg_size = want_wg;
-    while (p.wg_size > 1 && (p.wg_size > dev->max_wg || p.wg_size > p.tile / 2))
+    /* The bitonic tile passes keep TILE / WG_SIZE keys per work-item in registers: 16 keys
+     * (four fused levels per trip through local memory) on GPUs; on a CPU PoCL runs the
+     * work-items of a group as a loop, where 32 keys per item halve the trips. */
+    const unsigned per_item = gpu ? 16 : 32;
+    while (p.tile > 2 && p.tile / 32 > dev->max_wg)
+        p.tile >>= 1;
+    p.wg_size = p.tile / per_item ? p.tile / per_item : 1;
+    while (p.wg_size > dev->max_wg)
         p.wg_size >>= 1;
     *out = p;
 }
@@ -84,6 +92,13 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
     if (!is_pow2(p->keys_per_item) || p->keys_per_item < 2 || p->keys_per_item > 32) {
         snprintf(why, why_size, "keys_per_item %u is not a power of two in [2, 32]",
                  p->keys_per_item);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    if (net != 1 && (p->tile / p->wg_size < 2 || p->tile / p->wg_size > 32)) {
+        snprintf(why, why_size,
+                 "tile / wg_size = %u / %u: the bitonic tile passes need 2 to 32 keys per "
+                 "work-item",
+                 p->tile, p->wg_size);
         return CLSORT_ERR_INVALID_ARG;
     }
     const size_t need = clsort__local_bytes(net, width, valkind, p);

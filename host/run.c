@@ -107,6 +107,13 @@ static int launch(const clsort__step *s, void *user)
                                                   st->want_events ? &ev : NULL);
         if (err != CL_SUCCESS)
             return clsort__cl_fail(ctx, err, "clEnqueueNDRangeKernel", s->kernel);
+        if (ev && ctx->debug >= 2 && ctx->profiling) {
+            /* CLSORT_DEBUG=2: per-launch device time (serialises the queue; for profiling). */
+            clWaitForEvents(1, &ev);
+            clsort__trace(ctx, "  %-20s items %-10llu args %u,%u  %8.1f us", s->kernel,
+                          (unsigned long long)items, s->nargs > 0 ? s->args[0] : 0,
+                          s->nargs > 1 ? s->args[1] : 0, clsort__event_span_ns(ev, ev) / 1e3);
+        }
         if (ev) {
             if (!st->first)
                 st->first = ev;

@@ -14,57 +14,231 @@
 #include "common.cl"
 #endif
 
+/* ---- Tile passes, register-blocked --------------------------------------------------------
+ * Each work-item holds LOCAL_KEYS = TILE / WG_SIZE keys in registers. A group of up to
+ * LOCAL_LOG levels runs on them without a barrier; between groups the keys go through local
+ * memory to the positions of the next group. The positions of a group with lowest stride
+ * 2^lay and nlev levels are those of bitonic_global below, with the slot bits above nlev
+ * numbering independent sub-sets; the comparator pattern is unrolled over compile-time slots and
+ * selected by uniform run-time conditions, so the key arrays stay in registers. */
+#define LOCAL_KEYS (TILE / WG_SIZE)
+#if LOCAL_KEYS >= 32
+#define LOCAL_LOG 5
+#elif LOCAL_KEYS >= 16
+#define LOCAL_LOG 4
+#elif LOCAL_KEYS >= 8
+#define LOCAL_LOG 3
+#elif LOCAL_KEYS >= 4
+#define LOCAL_LOG 2
+#else
+#define LOCAL_LOG 1
+#endif
+/* Local slots are padded by one word per 32 so that the contiguous layout (work-item t holding
+ * positions t*LOCAL_KEYS ...) hits 32 different banks. */
+#define LPAD(i) ((i) + ((i) >> 5))
+#define LOCAL_SLOTS (TILE + TILE / 32 + 1)
+
+/* A group's layout: the positions (within the tile) of work-item t's slots for a group of nlev
+ * levels with lowest stride 2^lay, the first of them a flip when flip != 0. Slot m sits at
+ * base + (m << lay); with a flip, the upper half of each sub-set sits at the mirror images of the
+ * lower half, which in ascending order is the same expression plus a per-work-item constant:
+ * mirror(bh) - ((2^nlev-1-l) << lay) = bh + (l << lay) + (2^lay - 1 - 2*(t mod 2^lay)). */
+typedef struct layout {
+    uint base, lay, upper_bit, mirror_add;
+} layout;
+
+inline layout make_layout(const uint t, const uint lay, const uint nlev, const uint flip)
+{
+    layout L;
+    const uint low = t & ((1u << lay) - 1);
+    L.base = ((t >> lay) << (lay + LOCAL_LOG)) | low;
+    L.lay = lay;
+    L.upper_bit = flip ? nlev - 1 : 31; /* slot bit that selects the mirrored half; 31: none */
+    L.mirror_add = (1u << lay) - 1 - 2 * low;
+    return L;
+}
+
+#define LAYOUT_POS(L, m) \
+    ((L).base + ((uint)(m) << (L).lay) + ((((uint)(m) >> (L).upper_bit) & 1u) ? (L).mirror_add : 0u))
+
+/* Runs levels with slot strides 2^(nlev-1) .. 1 on every sub-set of an array of CNT = 2^LG
+ * keys, the first level a flip if asked. All loops have compile-time bounds and are unrolled, so
+ * every array index is a constant and K, V stay in registers; nlev and flip are uniform. */
+#define NET_APPLY(K, V, LG, CNT, nlev, flip)                                            \
+    do {                                                                                \
+        _Pragma("unroll") for (int b_ = (LG) - 1; b_ >= 0; --b_) {                      \
+            const uint sb_ = 1u << b_;                                                  \
+            if ((uint)b_ < (nlev) && (flip) && (uint)b_ == (nlev) - 1) {                \
+                _Pragma("unroll") for (uint m_ = 0; m_ < (CNT); ++m_)                   \
+                    if (!(m_ & sb_))                                                    \
+                        CMPX(K, V, m_, m_ ^ (2 * sb_ - 1));                             \
+            } else if ((uint)b_ < (nlev)) {                                             \
+                _Pragma("unroll") for (uint m_ = 0; m_ < (CNT); ++m_)                   \
+                    if (!(m_ & sb_))                                                    \
+                        CMPX(K, V, m_, m_ | sb_);                                       \
+            }                                                                           \
+        }                                                                               \
+    } while (0)
+#define GROUP_APPLY(K, V, nlev, flip) NET_APPLY(K, V, LOCAL_LOG, LOCAL_KEYS, nlev, flip)
+
+/* Moves this work-item's keys from the layout `cur` to the layout of the next group. */
+#if VAL_BYTES
+#define REGROUP(lay, nlev, flip)                                                        \
+    do {                                                                                \
+        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
+            const uint q_ = LPAD(LAYOUT_POS(cur, m_));                                  \
+            lk[q_] = k[m_];                                                             \
+            lv[q_] = v[m_];                                                             \
+        }                                                                               \
+        cur = make_layout(t, lay, nlev, flip);                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
+            const uint q_ = LPAD(LAYOUT_POS(cur, m_));                                  \
+            k[m_] = lk[q_];                                                             \
+            v[m_] = lv[q_];                                                             \
+        }                                                                               \
+    } while (0)
+#else
+#define REGROUP(lay, nlev, flip)                                                        \
+    do {                                                                                \
+        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                      \
+            lk[LPAD(LAYOUT_POS(cur, m_))] = k[m_];                                      \
+        cur = make_layout(t, lay, nlev, flip);                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                   \
+        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                      \
+            k[m_] = lk[LPAD(LAYOUT_POS(cur, m_))];                                      \
+    } while (0)
+#endif
+
+/* Coalesced copy of the tile between global and (padded) local memory. */
+inline void tile_load(__local key_type *lk, __global const key_type *keys, const idx_t first,
+                      const idx_t n, const uint xf)
+{
+    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
+        const idx_t p = first + s;
+        lk[LPAD(s)] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
+    }
+}
+inline void tile_store(__global key_type *keys, __local const key_type *lk, const idx_t first,
+                       const idx_t n, const uint xf)
+{
+    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
+        const idx_t p = first + s;
+        if (p < n)
+            keys[p] = from_order(lk[LPAD(s)], xf);
+    }
+}
+#if VAL_BYTES
+inline void tile_load_vals(__local val_type *lv, __global const val_type *vals,
+                           const idx_t first, const idx_t n)
+{
+    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
+        const idx_t p = first + s;
+        lv[LPAD(s)] = p < n ? vals[p] : 0;
+    }
+}
+inline void tile_store_vals(__global val_type *vals, __local const val_type *lv,
+                            const idx_t first, const idx_t n)
+{
+    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
+        const idx_t p = first + s;
+        if (p < n)
+            vals[p] = lv[LPAD(s)];
+    }
+}
+#define TILE_IN()                                           \
+    do {                                                    \
+        tile_load(lk, keys, first, n, xf);                  \
+        tile_load_vals(lv, vals, first, n);                 \
+    } while (0)
+#define TILE_OUT()                                          \
+    do {                                                    \
+        tile_store(keys, lk, first, n, xf);                 \
+        tile_store_vals(vals, lv, first, n);                \
+    } while (0)
+#else
+#define TILE_IN() tile_load(lk, keys, first, n, xf)
+#define TILE_OUT() tile_store(keys, lk, first, n, xf)
+#endif
+
+/* Runs the levels with strides jtop, jtop/2, ..., 1 of one merge (a flip first when flip), in
+ * groups of up to LOCAL_LOG levels; the keys start in the layout `cur`. */
+#define RUN_LEVELS(jtop_log, flip0)                                                     \
+    do {                                                                                \
+        int lvl_ = (int)(jtop_log);         /* log2 of the next stride to run */        \
+        uint fl_ = (flip0);                                                             \
+        while (lvl_ >= 0) {                                                             \
+            const uint nl_ = (uint)min(lvl_ + 1, LOCAL_LOG);                            \
+            const uint lay_ = (uint)lvl_ + 1 - nl_;                                     \
+            REGROUP(lay_, nl_, fl_);                                                    \
+            GROUP_APPLY(k, v, nl_, fl_);                                                \
+            fl_ = 0;                                                                    \
+            lvl_ -= (int)nl_;                                                           \
+        }                                                                               \
+    } while (0)
+
+#define TILE_PROLOGUE()                                                                 \
+    __local key_type lk[LOCAL_SLOTS];                                                   \
+    LOCAL_VALS(lv, LOCAL_SLOTS);                                                        \
+    key_type k[LOCAL_KEYS];                                                             \
+    TILE_VALS_DECL                                                                      \
+    const uint t = get_local_id(0);                                                     \
+    keys += SEGMENT_BASE();                                                             \
+    TILE_VALS_OFFSET                                                                    \
+    const idx_t first = (idx_t)get_group_id(0) * TILE;                                  \
+    TILE_IN();                                                                          \
+    /* Start from the contiguous layout: work-item t holds t*LOCAL_KEYS + m. */         \
+    layout cur = make_layout(t, 0, LOCAL_LOG, 0);                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                          \
+        TILE_READ_SLOT(m_)
+
+#if VAL_BYTES
+#define TILE_VALS_DECL val_type v[LOCAL_KEYS];
+#define TILE_VALS_OFFSET vals += SEGMENT_BASE();
+#define TILE_READ_SLOT(m) { k[m] = lk[LPAD(LAYOUT_POS(cur, m))]; v[m] = lv[LPAD(LAYOUT_POS(cur, m))]; }
+#define TILE_WRITE_SLOT(m) { lk[LPAD(LAYOUT_POS(cur, m))] = k[m]; lv[LPAD(LAYOUT_POS(cur, m))] = v[m]; }
+#else
+#define TILE_VALS_DECL
+#define TILE_VALS_OFFSET
+#define TILE_READ_SLOT(m) { k[m] = lk[LPAD(LAYOUT_POS(cur, m))]; }
+#define TILE_WRITE_SLOT(m) { lk[LPAD(LAYOUT_POS(cur, m))] = k[m]; }
+#endif
+
+#define TILE_EPILOGUE()                                                                 \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                          \
+        TILE_WRITE_SLOT(m_)                                                             \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    TILE_OUT()
+
 /* (a) Sorts each tile of TILE keys: merges of block size 2..kmax (kmax <= TILE, a power of two;
- * smaller when the whole input is smaller than a tile). */
+ * smaller when the whole input is smaller than a tile). Merges up to LOCAL_KEYS run inside
+ * each work-item's contiguous keys without any barrier. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
                        const uint kmax)
 {
-    __local key_type lk[TILE];
-    LOCAL_VALS(lv, TILE);
-    keys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-#endif
-    const idx_t first = (idx_t)get_group_id(0) * TILE;
-    LOAD_TILE(first, TILE);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = 2; k <= kmax; k <<= 1) {
-        for (uint j = k >> 1; j > 0; j >>= 1) {
-            const uint mask = (j == k >> 1) ? 2 * j - 1 : j; /* flip first, then half-cleaners */
-            FOR_EACH_COMPARATOR(c, TILE / 2) {
-                const uint i = ((c & ~(j - 1)) << 1) | (c & (j - 1));
-                CMPX(lk, lv, i, i ^ mask);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-    }
-    STORE_TILE(first, 0, TILE);
+    TILE_PROLOGUE();
+    const uint kin = min(kmax, (uint)LOCAL_KEYS);
+    for (uint kk = 1; (1u << kk) <= kin; ++kk)
+        GROUP_APPLY(k, v, kk, 1u);
+    for (uint kk = LOCAL_LOG + 1; (1u << kk) <= kmax; ++kk)
+        RUN_LEVELS(kk - 1, 1u);
+    TILE_EPILOGUE();
 }
 
-/* (c) Half-cleaner levels jmax, jmax/2, ..., 1 on each tile (jmax < TILE). Also the second half of
- * the transposition network's block merge-split (transposition.cl). */
+/* (c) Half-cleaner levels jmax, jmax/2, ..., 1 on each tile (jmax < TILE, a power of two). Also
+ * the second half of the transposition network's block merge-split (transposition.cl). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
                         const uint jmax)
 {
-    __local key_type lk[TILE];
-    LOCAL_VALS(lv, TILE);
-    keys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-#endif
-    const idx_t first = (idx_t)get_group_id(0) * TILE;
-    LOAD_TILE(first, TILE);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint j = jmax; j > 0; j >>= 1) {
-        FOR_EACH_COMPARATOR(c, TILE / 2) {
-            const uint i = ((c & ~(j - 1)) << 1) | (c & (j - 1));
-            CMPX(lk, lv, i, i + j);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    STORE_TILE(first, 0, TILE);
+    TILE_PROLOGUE();
+    uint jlog = 0;
+    while ((1u << jlog) < jmax)
+        ++jlog;
+    RUN_LEVELS(jlog, 0u);
+    TILE_EPILOGUE();
 }
 
 /* (b) R fused levels with strides jlow << (R-1), ..., jlow, the first one a flip when `flip`.
@@ -76,7 +250,7 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
  * order are mirror(base) - (2^R-1-m)*jlow; the flip then pairs slot m with slot 2^R-1-m, and the
  * half-cleaners pair slots by xor as before. The set is closed under all R levels, so one load and
  * one store serve R levels. */
-inline void bitonic_global(const uint R, __global key_type *restrict keys
+static inline __attribute__((always_inline)) void bitonic_global(const uint R, __global key_type *restrict keys
 #if VAL_BYTES
                            , __global val_type *restrict vals
 #endif
@@ -98,24 +272,19 @@ inline void bitonic_global(const uint R, __global key_type *restrict keys
     vals += SEGMENT_BASE();
 #endif
 #define POS_(m) ((flip && (m) >= hcnt) ? mirror - (idx_t)(cnt - 1 - (m)) * jlow : base + (idx_t)(m) * jlow)
-    for (uint m = 0; m < cnt; ++m) {
+    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {
+        if (m >= cnt)
+            break;
         const idx_t p = POS_(m);
         k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
 #if VAL_BYTES
         v[m] = p < n ? vals[p] : 0;
 #endif
     }
-    uint s = hcnt;
-    if (flip) {
-        for (uint m = 0; m < hcnt; ++m)
-            CMPX(k, v, m, cnt - 1 - m);
-        s >>= 1;
-    }
-    for (; s > 0; s >>= 1)
-        for (uint m = 0; m < cnt; ++m)
-            if (!(m & s))
-                CMPX(k, v, m, m | s);
-    for (uint m = 0; m < cnt; ++m) {
+    NET_APPLY(k, v, R, (1u << R), R, flip);
+    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {
+        if (m >= cnt)
+            break;
         const idx_t p = POS_(m);
         if (p < n) {
             keys[p] = from_order(k[m], xf);

@@ -61,7 +61,7 @@ void oem_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
 #define OEM_TOP_VALS
 #define OEM_TOP_VALS_ARG
 #endif
-inline void oem_global_top(const uint R, __global const key_type *restrict keys,
+static inline __attribute__((always_inline)) void oem_global_top(const uint R, __global const key_type *restrict keys,
                            __global key_type *restrict dkeys OEM_TOP_VALS, const idx_t n,
                            const uint xf, const uint log_jlow)
 {
