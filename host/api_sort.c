@@ -109,7 +109,7 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
     return rc;
 }
 
-int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
+static int clsort_sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
                 unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort", keys != NULL, n, type, algo, flags, 0, 0, 0);
@@ -170,7 +170,7 @@ static int stable_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_
     return rc;
 }
 
-int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+static int clsort_sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
                       clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_pairs", keys != NULL, n, type, algo, flags, value_size,
@@ -182,7 +182,7 @@ int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_si
     return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
 }
 
-int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsort_type type,
+static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsort_type type,
                       clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_batch", keys != NULL || count == 0, n, type, algo,
@@ -199,7 +199,7 @@ int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsor
     return rc;
 }
 
-int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
+static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
                        clsort_type type, clsort_algorithm algo, unsigned flags, cl_uint num_wait,
                        const cl_event *wait, cl_event *done)
 {
@@ -229,5 +229,54 @@ int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value
     rc = clsort__enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
                               num_wait, wait, done, NULL);
     ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}
+
+/* Public entry points: the per-context lock around the work (internal.h). */
+int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
+                unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_sort_locked(ctx, keys, n, type, algo, flags);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                      clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_sort_pairs_locked(ctx, keys, values, value_size, n, type, algo, flags);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsort_type type,
+                      clsort_algorithm algo, unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_sort_batch_locked(ctx, keys, n, count, type, algo, flags);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
+                       clsort_type type, clsort_algorithm algo, unsigned flags, cl_uint num_wait,
+                       const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_sort_buffer_locked(ctx, keys, values, value_size, n, type, algo, flags,
+                                             num_wait, wait, done);
+    pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

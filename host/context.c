@@ -95,9 +95,11 @@ int clsort_create(clsort_ctx **out, const char *device)
     clsort_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return CLSORT_ERR_OUT_OF_MEMORY;
+    pthread_mutex_init(&ctx->lock, NULL);
     char why[512];
     int rc = clsort__select_device(device, &ctx->dev, why, sizeof why);
     if (rc != CLSORT_OK) {
+        pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return rc;
     }
@@ -149,12 +151,13 @@ int clsort_create_with_queue(clsort_ctx **out, cl_command_queue queue)
     clsort_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return CLSORT_ERR_OUT_OF_MEMORY;
+    pthread_mutex_init(&ctx->lock, NULL);
     int rc = CLSORT_OK;
     cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->context,
                                        &ctx->context, NULL);
     err |= clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->dev.id, &ctx->dev.id, NULL);
     if (err != CL_SUCCESS) {
-        ctx->context = NULL;
+        pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return CLSORT_ERR_INVALID_ARG;
     }
@@ -197,6 +200,7 @@ void clsort_destroy(clsort_ctx *ctx)
         clReleaseContext(ctx->context);
     free(ctx->last_error);
     free(ctx->warnings);
+    pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
@@ -292,7 +296,7 @@ static int param_slot(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
     return CLSORT_OK;
 }
 
-int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+static int clsort_get_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
                       clsort_params *params)
 {
     int net, width, valkind;
@@ -302,7 +306,7 @@ int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, 
     return CLSORT_OK;
 }
 
-int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
                       const clsort_params *params)
 {
     int net, width, valkind;
@@ -327,7 +331,7 @@ int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, 
     return CLSORT_OK;
 }
 
-int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats)
+static int clsort_get_stats_locked(clsort_ctx *ctx, clsort_stats *stats)
 {
     if (!ctx || !stats)
         return CLSORT_ERR_INVALID_ARG;
@@ -338,4 +342,37 @@ int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats)
     }
     *stats = ctx->stats;
     return CLSORT_OK;
+}
+
+/* Public entry points: the per-context lock around the work (internal.h). */
+int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      clsort_params *params)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_get_params_locked(ctx, algo, type, value_size, params);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      const clsort_params *params)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_set_params_locked(ctx, algo, type, value_size, params);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_get_stats_locked(ctx, stats);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
 }

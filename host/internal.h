@@ -9,6 +9,7 @@
 
 #include "clsort.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,10 @@ typedef struct clsort__auto_rule {
 #define CLSORT__MAX_AUTO_RULES 8
 
 struct clsort_ctx {
+    /* Serialises the calls on one context, so a context shared by threads is safe (calls on
+     * different contexts run in parallel). Taken by every public function that uses the state
+     * below; clsort_last_error's text may then describe another thread's call. */
+    pthread_mutex_t lock;
     clsort__device dev;
     cl_context context;
     cl_command_queue queue;

@@ -17,7 +17,10 @@
  * pattern is an input bit pattern: NaN payloads and the sign of zero survive. CLSORT_DESCENDING gives
  * the exact reverse of that order. Sorts are not stable unless CLSORT_STABLE is given.
  *
- * Threads: a clsort_ctx is not thread-safe; use one context per thread (contexts are independent).
+ * Threads: calls on one context are serialised by a lock inside it, so sharing a context between
+ * threads is safe but runs one sort at a time; for parallel sorts use one context per thread
+ * (contexts are independent). clsort_last_error and clsort_warnings return the context's text,
+ * which another thread's call on the same context may replace.
  * The library never prints (except a trace on stderr when the environment sets CLSORT_DEBUG=1) and
  * never exits.
  */
@@ -106,9 +109,11 @@ typedef enum clsort_algorithm {
 
 /** Flag: sort in descending order (the exact reverse of ascending). */
 #define CLSORT_DESCENDING 1u
-/** Flag: keys that compare equal keep their input order (values travel with them). Costs extra
- *  work: 32-bit keys are widened to (key, position) 64-bit keys; 64-bit keys are sorted as pairs
- *  with their positions and runs of equal keys are put back in input order on the host. */
+/** Flag: keys that compare equal keep their input order (values travel with them). For keys
+ *  alone this costs nothing: keys that compare equal have identical bits. For pairs it costs
+ *  extra work: the keys are sorted with their positions on the device, runs of equal keys are put
+ *  back in input order on the host, and the values are moved by position (n * 8 + n * value_size
+ *  bytes of host memory). */
 #define CLSORT_STABLE 2u
 /** Flag: never use the host fallback for small inputs; always run the device network. */
 #define CLSORT_NO_HOST_FALLBACK 4u
