@@ -110,55 +110,36 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
     } while (0)
 #endif
 
-/* Coalesced copy of the tile between global and (padded) local memory. */
-inline void tile_load(__local key_type *lk, __global const key_type *keys, const idx_t first,
-                      const idx_t n, const uint xf)
-{
-    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
-        const idx_t p = first + s;
-        lk[LPAD(s)] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
-    }
-}
-inline void tile_store(__global key_type *keys, __local const key_type *lk, const idx_t first,
-                       const idx_t n, const uint xf)
-{
-    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
-        const idx_t p = first + s;
-        if (p < n)
-            keys[p] = from_order(lk[LPAD(s)], xf);
-    }
-}
+/* Direct loads and stores between global memory and this work-item's registers in the layout
+ * `cur`: the first group reads its keys straight from global memory and the last one writes them
+ * back, so neither needs a trip through local memory. */
 #if VAL_BYTES
-inline void tile_load_vals(__local val_type *lv, __global const val_type *vals,
-                           const idx_t first, const idx_t n)
-{
-    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
-        const idx_t p = first + s;
-        lv[LPAD(s)] = p < n ? vals[p] : 0;
+#define REG_LOAD()                                                                      \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
+        k[m_] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                          \
+        v[m_] = p_ < n ? vals[p_] : 0;                                                  \
     }
-}
-inline void tile_store_vals(__global val_type *vals, __local const val_type *lv,
-                            const idx_t first, const idx_t n)
-{
-    for (uint s = get_local_id(0); s < TILE; s += WG_SIZE) {
-        const idx_t p = first + s;
-        if (p < n)
-            vals[p] = lv[LPAD(s)];
+#define REG_STORE()                                                                     \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
+        if (p_ < n) {                                                                   \
+            keys[p_] = from_order(k[m_], xf);                                           \
+            vals[p_] = v[m_];                                                           \
+        }                                                                               \
     }
-}
-#define TILE_IN()                                           \
-    do {                                                    \
-        tile_load(lk, keys, first, n, xf);                  \
-        tile_load_vals(lv, vals, first, n);                 \
-    } while (0)
-#define TILE_OUT()                                          \
-    do {                                                    \
-        tile_store(keys, lk, first, n, xf);                 \
-        tile_store_vals(vals, lv, first, n);                \
-    } while (0)
 #else
-#define TILE_IN() tile_load(lk, keys, first, n, xf)
-#define TILE_OUT() tile_store(keys, lk, first, n, xf)
+#define REG_LOAD()                                                                      \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
+        k[m_] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                          \
+    }
+#define REG_STORE()                                                                     \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
+        if (p_ < n)                                                                     \
+            keys[p_] = from_order(k[m_], xf);                                           \
+    }
 #endif
 
 /* Runs the levels with strides jtop, jtop/2, ..., 1 of one merge (a flip first when flip), in
@@ -185,31 +166,15 @@ inline void tile_store_vals(__global val_type *vals, __local const val_type *lv,
     const uint t = get_local_id(0);                                                     \
     keys += SEGMENT_BASE();                                                             \
     TILE_VALS_OFFSET                                                                    \
-    const idx_t first = (idx_t)get_group_id(0) * TILE;                                  \
-    TILE_IN();                                                                          \
-    /* Start from the contiguous layout: work-item t holds t*LOCAL_KEYS + m. */         \
-    layout cur = make_layout(t, 0, LOCAL_LOG, 0);                                       \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                          \
-        TILE_READ_SLOT(m_)
+    const idx_t first = (idx_t)get_group_id(0) * TILE
 
 #if VAL_BYTES
 #define TILE_VALS_DECL val_type v[LOCAL_KEYS];
 #define TILE_VALS_OFFSET vals += SEGMENT_BASE();
-#define TILE_READ_SLOT(m) { k[m] = lk[LPAD(LAYOUT_POS(cur, m))]; v[m] = lv[LPAD(LAYOUT_POS(cur, m))]; }
-#define TILE_WRITE_SLOT(m) { lk[LPAD(LAYOUT_POS(cur, m))] = k[m]; lv[LPAD(LAYOUT_POS(cur, m))] = v[m]; }
 #else
 #define TILE_VALS_DECL
 #define TILE_VALS_OFFSET
-#define TILE_READ_SLOT(m) { k[m] = lk[LPAD(LAYOUT_POS(cur, m))]; }
-#define TILE_WRITE_SLOT(m) { lk[LPAD(LAYOUT_POS(cur, m))] = k[m]; }
 #endif
-
-#define TILE_EPILOGUE()                                                                 \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                          \
-        TILE_WRITE_SLOT(m_)                                                             \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    TILE_OUT()
 
 /* (a) Sorts each tile of TILE keys: merges of block size 2..kmax (kmax <= TILE, a power of two;
  * smaller when the whole input is smaller than a tile). Merges up to LOCAL_KEYS run inside
@@ -219,26 +184,33 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
                        const uint kmax)
 {
     TILE_PROLOGUE();
+    layout cur = make_layout(t, 0, LOCAL_LOG, 0); /* contiguous: t*LOCAL_KEYS + m */
+    REG_LOAD();
     const uint kin = min(kmax, (uint)LOCAL_KEYS);
     for (uint kk = 1; (1u << kk) <= kin; ++kk)
         GROUP_APPLY(k, v, kk, 1u);
     for (uint kk = LOCAL_LOG + 1; (1u << kk) <= kmax; ++kk)
         RUN_LEVELS(kk - 1, 1u);
-    TILE_EPILOGUE();
+    REG_STORE();
 }
 
 /* (c) Half-cleaner levels jmax, jmax/2, ..., 1 on each tile (jmax < TILE, a power of two). Also
- * the second half of the transposition network's block merge-split (transposition.cl). */
+ * the second half of the transposition network's block merge-split (transposition.cl). The
+ * first group's keys come straight from global memory (coalesced: its lowest stride is large). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
                         const uint jmax)
 {
     TILE_PROLOGUE();
-    uint jlog = 0;
+    int jlog = 0;
     while ((1u << jlog) < jmax)
         ++jlog;
-    RUN_LEVELS(jlog, 0u);
-    TILE_EPILOGUE();
+    const uint nl0 = (uint)min(jlog + 1, LOCAL_LOG);
+    layout cur = make_layout(t, (uint)jlog + 1 - nl0, nl0, 0);
+    REG_LOAD();
+    GROUP_APPLY(k, v, nl0, 0u);
+    RUN_LEVELS(jlog - (int)nl0, 0u);
+    REG_STORE();
 }
 
 /* (b) R fused levels with strides jlow << (R-1), ..., jlow, the first one a flip when `flip`.
