@@ -70,6 +70,16 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
     p.wg_size = p.tile / per_item ? p.tile / per_item : 1;
     while (p.wg_size > dev->max_wg)
         p.wg_size >>= 1;
+    if (!gpu && net == 0) {
+        /* On PoCL every trip of a tile pass through local memory costs a save and restore of
+         * each work-item's registers, while a work-group of one work-item needs no barrier at
+         * all: bitonic runs best there as a 32-key register sort per tile plus fused global
+         * passes of 32 keys per work-item (measured on the 2-core machine, docs/perf.md). The
+         * transposition network keeps big tiles: its rounds grow with n / TILE. */
+        p.tile = 32;
+        p.wg_size = 1;
+        p.keys_per_item = 32;
+    }
     *out = p;
 }
 

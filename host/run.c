@@ -6,6 +6,7 @@
 
 /* NVIDIA maps dimension 1 to a grid dimension of at most 65535 groups: batches go in chunks. */
 #define BATCH_CHUNK 32768u
+#define GLOBAL_PASS_GROUP 256u
 
 clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n)
 {
@@ -59,7 +60,10 @@ static int launch(const clsort__step *s, void *user)
     if (rc)
         return rc;
     const unsigned wg = st->params->wg_size;
-    size_t local = wg;
+    /* Tile kernels run with exactly WG_SIZE work-items; the global passes do not depend on the
+     * group size, and 256 keeps per-group overhead low everywhere (on PoCL a group of WG_SIZE=1
+     * would cost a scheduling step per work-item). */
+    size_t local = s->tile_kernel ? wg : GLOBAL_PASS_GROUP;
     if (s->tile_kernel && kmax < wg)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
                             "kernel %s allows %zu work-items per group (CL_KERNEL_WORK_GROUP_SIZE), "
