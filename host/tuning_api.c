@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "tuning_internal.h"
 
+#include <pthread.h>
 #include <string.h>
 
 int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size)
@@ -23,7 +24,9 @@ int clsort_set_host_fallback_max(clsort_ctx *ctx, uint64_t max_n)
 {
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock); /* the per-context lock of every public call (internal.h) */
     ctx->host_fallback_max = max_n;
+    pthread_mutex_unlock(&ctx->lock);
     return CLSORT_OK;
 }
 
@@ -31,6 +34,8 @@ int clsort_get_host_fallback_max(const clsort_ctx *ctx, uint64_t *max_n)
 {
     if (!ctx || !max_n)
         return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock((pthread_mutex_t *)&ctx->lock); /* const ctx, but the lock is state */
     *max_n = ctx->host_fallback_max;
+    pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
     return CLSORT_OK;
 }
