@@ -1,0 +1,240 @@
+/* test_clhooks.h - OpenCL call hooks for tests (header-only; include it first, in one test
+ * program): the program defines the OpenCL functions that the library calls, so that the
+ * library's calls land here, are counted, optionally fail on purpose, and are then passed on to
+ * the real ICD loader (dlsym(RTLD_NEXT)). The library is linked statically into the test, so
+ * its references resolve to these definitions.
+ *
+ * What it gives a test:
+ *   - live counts of buffers, programs, kernels and events (create/retain minus release), and
+ *     the bytes held by live buffers, to show that failures and long runs leak nothing;
+ *   - fault injection: the next clCreateBuffer, the Nth clEnqueueNDRangeKernel from now, or the
+ *     next blocking clEnqueueReadBuffer returns a chosen OpenCL error. */
+#ifndef CLSORT_TEST_CLHOOKS_H
+#define CLSORT_TEST_CLHOOKS_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_NEXT */
+#endif
+#include <clsort.h>
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct h_counts {
+    long buffers, programs, kernels, events;
+    long long buffer_bytes;
+} h_counts;
+
+static atomic_long h_buffers_, h_programs_, h_kernels_, h_events_;
+static atomic_llong h_buffer_bytes_;
+static atomic_int h_fail_buffer_;          /* fail the next clCreateBuffer with this error */
+static atomic_int h_fail_launch_;          /* error for a launch, 0: none */
+static atomic_long h_fail_launch_after_;   /* launches to let through before failing */
+static atomic_int h_fail_read_;            /* fail the next clEnqueueReadBuffer with this error */
+static atomic_long h_launches_;            /* launches passed to the runtime */
+
+static __attribute__((unused)) h_counts h_now(void)
+{
+    h_counts c = {atomic_load(&h_buffers_), atomic_load(&h_programs_), atomic_load(&h_kernels_),
+                  atomic_load(&h_events_), atomic_load(&h_buffer_bytes_)};
+    return c;
+}
+
+static void *h_real_(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "test_clhooks: no real %s\n", name);
+        abort();
+    }
+    return f;
+}
+/* The next definition of `name` (the ICD loader's), as a pointer of the declared type; memcpy
+ * because ISO C has no conversion from void * to a function pointer. */
+#define H_REAL_(name)                        \
+    static __typeof__(&name) real_ = NULL;   \
+    if (!real_) {                            \
+        void *const p_ = h_real_(#name);     \
+        memcpy(&real_, &p_, sizeof real_);   \
+    }
+
+/* ---- Buffers ---- */
+CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size,
+                                               void *host_ptr, cl_int *errcode_ret)
+{
+    H_REAL_(clCreateBuffer);
+    const int inject = atomic_exchange(&h_fail_buffer_, 0);
+    if (inject) {
+        if (errcode_ret)
+            *errcode_ret = inject;
+        return NULL;
+    }
+    cl_int err = CL_SUCCESS;
+    cl_mem m = real_(context, flags, size, host_ptr, &err);
+    if (errcode_ret)
+        *errcode_ret = err;
+    if (m) {
+        atomic_fetch_add(&h_buffers_, 1);
+        atomic_fetch_add(&h_buffer_bytes_, (long long)size);
+    }
+    return m;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainMemObject(cl_mem m)
+{
+    H_REAL_(clRetainMemObject);
+    const cl_int err = real_(m);
+    if (err == CL_SUCCESS)
+        atomic_fetch_add(&h_buffers_, 1);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem m)
+{
+    H_REAL_(clReleaseMemObject);
+    size_t size = 0;
+    cl_uint refs = 0;
+    if (clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL) == CL_SUCCESS &&
+        refs == 1 && clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof size, &size, NULL) == CL_SUCCESS)
+        atomic_fetch_sub(&h_buffer_bytes_, (long long)size);
+    const cl_int err = real_(m);
+    if (err == CL_SUCCESS)
+        atomic_fetch_sub(&h_buffers_, 1);
+    return err;
+}
+
+/* ---- Programs and kernels ---- */
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count,
+                                                              const char **strings,
+                                                              const size_t *lengths,
+                                                              cl_int *errcode_ret)
+{
+    H_REAL_(clCreateProgramWithSource);
+    cl_program p = real_(context, count, strings, lengths, errcode_ret);
+    if (p)
+        atomic_fetch_add(&h_programs_, 1);
+    return p;
+}
+
+CL_API_ENTRY cl_program CL_API_CALL clCreateProgramWithBinary(
+    cl_context context, cl_uint num_devices, const cl_device_id *devices, const size_t *lengths,
+    const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
+{
+    H_REAL_(clCreateProgramWithBinary);
+    cl_program p = real_(context, num_devices, devices, lengths, binaries, binary_status,
+                         errcode_ret);
+    if (p)
+        atomic_fetch_add(&h_programs_, 1);
+    return p;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program p)
+{
+    H_REAL_(clReleaseProgram);
+    const cl_int err = real_(p);
+    if (err == CL_SUCCESS)
+        atomic_fetch_sub(&h_programs_, 1);
+    return err;
+}
+
+CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *name,
+                                                  cl_int *errcode_ret)
+{
+    H_REAL_(clCreateKernel);
+    cl_kernel k = real_(program, name, errcode_ret);
+    if (k)
+        atomic_fetch_add(&h_kernels_, 1);
+    return k;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k)
+{
+    H_REAL_(clReleaseKernel);
+    const cl_int err = real_(k);
+    if (err == CL_SUCCESS)
+        atomic_fetch_sub(&h_kernels_, 1);
+    return err;
+}
+
+/* ---- Events: every call that can hand one out, and retain/release ---- */
+static void h_event_made_(cl_int err, cl_event *event)
+{
+    if (err == CL_SUCCESS && event && *event)
+        atomic_fetch_add(&h_events_, 1);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
+                                                       cl_uint dim, const size_t *offset,
+                                                       const size_t *global, const size_t *local,
+                                                       cl_uint nwait, const cl_event *wait,
+                                                       cl_event *event)
+{
+    H_REAL_(clEnqueueNDRangeKernel);
+    const int inject = atomic_load(&h_fail_launch_);
+    if (inject && atomic_fetch_sub(&h_fail_launch_after_, 1) <= 0) {
+        atomic_store(&h_fail_launch_, 0);
+        return inject;
+    }
+    const cl_int err = real_(q, k, dim, offset, global, local, nwait, wait, event);
+    if (err == CL_SUCCESS)
+        atomic_fetch_add(&h_launches_, 1);
+    h_event_made_(err, event);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem b, cl_bool blocking,
+                                                     size_t off, size_t size, const void *ptr,
+                                                     cl_uint nwait, const cl_event *wait,
+                                                     cl_event *event)
+{
+    H_REAL_(clEnqueueWriteBuffer);
+    const cl_int err = real_(q, b, blocking, off, size, ptr, nwait, wait, event);
+    h_event_made_(err, event);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue q, cl_mem b, cl_bool blocking,
+                                                    size_t off, size_t size, void *ptr,
+                                                    cl_uint nwait, const cl_event *wait,
+                                                    cl_event *event)
+{
+    H_REAL_(clEnqueueReadBuffer);
+    const int inject = atomic_exchange(&h_fail_read_, 0);
+    if (inject)
+        return inject;
+    const cl_int err = real_(q, b, blocking, off, size, ptr, nwait, wait, event);
+    h_event_made_(err, event);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue q, cl_uint nwait,
+                                                            const cl_event *wait, cl_event *event)
+{
+    H_REAL_(clEnqueueMarkerWithWaitList);
+    const cl_int err = real_(q, nwait, wait, event);
+    h_event_made_(err, event);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clRetainEvent(cl_event e)
+{
+    H_REAL_(clRetainEvent);
+    const cl_int err = real_(e);
+    if (err == CL_SUCCESS)
+        atomic_fetch_add(&h_events_, 1);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clReleaseEvent(cl_event e)
+{
+    H_REAL_(clReleaseEvent);
+    const cl_int err = real_(e);
+    if (err == CL_SUCCESS)
+        atomic_fetch_sub(&h_events_, 1);
+    return err;
+}
+
+#endif /* CLSORT_TEST_CLHOOKS_H */
