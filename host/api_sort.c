@@ -29,6 +29,11 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL with n = %zu", fn, n);
     if (need_values && n > 0 && !have_values)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL with n = %zu", fn, n);
+    /* n keys and values must fit in memory at all: n * size may not wrap around size_t. */
+    const size_t elem = clsort_type_size(type) + (need_values ? value_size : 0);
+    if (n > SIZE_MAX / elem / 2)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "%s: n = %zu keys of %zu bytes cannot be addressed", fn, n, elem);
     if ((type == CLSORT_F64) && !ctx->dev.fp64)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
                             "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,

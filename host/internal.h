@@ -33,7 +33,7 @@ typedef struct clsort__device {
 } clsort__device;
 
 /* A built program and the kernels made from it so far. */
-#define CLSORT__MAX_KERNELS 12
+#define CLSORT__MAX_KERNELS 16
 typedef struct clsort__program {
     struct clsort__program *next;
     char *options;                 /* the full build options: the cache key */

@@ -72,13 +72,15 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
         p.wg_size >>= 1;
     if (!gpu && net == 0) {
         /* On PoCL every trip of a tile pass through local memory costs a save and restore of
-         * each work-item's registers, while a work-group of one work-item needs no barrier at
-         * all: bitonic runs best there as a 32-key register sort per tile plus fused global
+         * each work-item's registers, while a tile that one work-item sorts alone needs no
+         * barrier at all: bitonic runs best there as 32-key register tiles plus fused global
          * passes of 32 keys per work-item (measured on the 2-core machine, docs/perf.md). The
          * transposition network keeps big tiles: its rounds grow with n / TILE. */
         p.tile = 32;
-        p.wg_size = 1;
+        p.wg_size = 64; /* 64 tiles of one work-item each per group */
         p.keys_per_item = 32;
+        p.vec_step = 8; /* adjacent columns per work-item in the global passes */
+        p.keys_per_item = 16;
     }
     *out = p;
 }
@@ -95,8 +97,9 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
                  p->wg_size, dev->max_wg);
         return CLSORT_ERR_INVALID_ARG;
     }
-    if (!is_pow2(p->vec_step) || p->vec_step > 16) {
-        snprintf(why, why_size, "vec_step %u is not a power of two in [1, 16]", p->vec_step);
+    if (!is_pow2(p->vec_step) || p->vec_step > 16 || p->vec_step > p->tile) {
+        snprintf(why, why_size, "vec_step %u is not a power of two in [1, min(16, tile)]",
+                 p->vec_step);
         return CLSORT_ERR_INVALID_ARG;
     }
     if (!is_pow2(p->keys_per_item) || p->keys_per_item < 2 || p->keys_per_item > 32) {
@@ -104,9 +107,11 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
                  p->keys_per_item);
         return CLSORT_ERR_INVALID_ARG;
     }
-    if (net != 1 && (p->tile / p->wg_size < 2 || p->tile / p->wg_size > 32)) {
+    /* Bitonic (and transposition) tile passes: a tile of up to 32 keys belongs to one
+     * work-item; a larger one is shared so that each work-item holds 2 to 32 keys. */
+    if (net != 1 && p->tile > 32 && (p->tile / p->wg_size < 2 || p->tile / p->wg_size > 32)) {
         snprintf(why, why_size,
-                 "tile / wg_size = %u / %u: the bitonic tile passes need 2 to 32 keys per "
+                 "tile / wg_size = %u / %u: tiles above 32 keys need 2 to 32 keys per "
                  "work-item",
                  p->tile, p->wg_size);
         return CLSORT_ERR_INVALID_ARG;

@@ -105,7 +105,10 @@ static int launch(const clsort__step *s, void *user)
         const size_t offset[2] = {0, (size_t)seg}, global[2] = {items, (size_t)segs},
                      lsize[2] = {local, 1};
         cl_event ev = NULL;
-        const cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, offset, global, lsize,
+        /* One array: a 1-D launch (a 2-D one costs PoCL twice the time per pass). */
+        const cl_uint dims = st->count > 1 ? 2 : 1;
+        const cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, dims, dims > 1 ? offset : NULL,
+                                                  global, lsize,
                                                   st->launches ? 0 : st->num_wait,
                                                   st->launches ? NULL : st->wait,
                                                   st->want_events ? &ev : NULL);
@@ -144,10 +147,12 @@ int clsort__enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value
     ctx->stats.host_fallback = 0;
     ctx->stats.launches = 0;
     ctx->stats.global_passes = 0;
-    /* 32-bit indices are faster on GPUs; safe while every position, every batch offset and
-     * every wrapped window start stays apart from the real positions below 2^31. */
+    /* 32-bit indices are cheaper on GPUs; safe while every position, every batch offset and
+     * every wrapped window start stays apart from the real positions below 2^31. On CPUs they
+     * are 10-20x slower (PoCL cannot vectorise addresses that may wrap; docs/perf.md). */
     const uint64_t N = clsort__next_pow2(n);
-    const int index_bits = (N + 4 * (uint64_t)p->tile <= ((uint64_t)1 << 31) &&
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    const int index_bits = (gpu && N + 4 * (uint64_t)p->tile <= ((uint64_t)1 << 31) &&
                             n * count <= ((uint64_t)1 << 31))
                                ? 32
                                : 64;

@@ -22,13 +22,21 @@ unsigned clsort__log2(uint64_t x)
 static const char *const bitonic_global[] = {NULL, "bitonic_global_r1", "bitonic_global_r2",
                                              "bitonic_global_r3", "bitonic_global_r4",
                                              "bitonic_global_r5"};
+static const char *const bitonic_flip[] = {NULL, "bitonic_flip_r1", "bitonic_flip_r2",
+                                           "bitonic_flip_r3", "bitonic_flip_r4", "bitonic_flip_r5"};
 static const char *const oem_global_top[] = {NULL, "oem_global_top_r1", "oem_global_top_r2",
                                              "oem_global_top_r3", "oem_global_top_r4",
                                              "oem_global_top_r5"};
 
-static clsort__step tile_step(const char *kernel, uint64_t groups, unsigned wg, cl_uint arg)
+/* A launch of a tile kernel over `tiles` tiles. The bitonic and transposition tile kernels give
+ * a tile of at most 32 keys to one work-item alone (SOLO_TILE in bitonic.cl); otherwise a
+ * work-group of WG_SIZE work-items shares each tile. */
+static clsort__step tile_step(const char *kernel, uint64_t tiles, const clsort_params *p,
+                              int solo_allowed, cl_uint arg)
 {
-    clsort__step s = {kernel, groups * wg, 1, {arg, 0}, 1, 1, CLSORT__IO_KEYS};
+    const int solo = solo_allowed && p->tile <= 32;
+    clsort__step s = {kernel, solo ? tiles : tiles * p->wg_size, 1, {arg, 0}, 1, 1,
+                      CLSORT__IO_KEYS};
     return s;
 }
 
@@ -58,7 +66,7 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
     const uint64_t N = clsort__next_pow2(n), tile = p->tile;
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
-    EMIT(tile_step("bitonic_sort_tile", groups, p->wg_size, (cl_uint)(N < tile ? N : tile)));
+    EMIT(tile_step("bitonic_sort_tile", groups, p, 1, (cl_uint)(N < tile ? N : tile)));
     for (uint64_t k = 2 * tile; k <= N; k <<= 1) {
         /* Strides k/2 (the flip) down to tile, in groups of up to R fused levels. */
         unsigned levels = clsort__log2(k / 2) - clsort__log2(tile) + 1;
@@ -67,12 +75,14 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
         while (levels) {
             const unsigned r = levels < R ? levels : R;
             const uint64_t jlow = jhigh >> (r - 1);
-            EMIT(global_step(bitonic_global[r], N >> r, 2, clsort__log2(jlow), (cl_uint)flip));
+            /* VEC_STEP adjacent columns per work-item; N >> r >= jlow >= TILE >= VEC_STEP. */
+            EMIT(global_step(flip ? bitonic_flip[r] : bitonic_global[r], (N >> r) / p->vec_step,
+                             1, clsort__log2(jlow), 0));
             flip = 0;
             jhigh = jlow >> 1;
             levels -= r;
         }
-        EMIT(tile_step("bitonic_merge_tile", groups, p->wg_size, (cl_uint)(tile / 2)));
+        EMIT(tile_step("bitonic_merge_tile", groups, p, 1, (cl_uint)(tile / 2)));
     }
     return CLSORT_OK;
 }
@@ -83,7 +93,7 @@ static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__em
     const uint64_t N = clsort__next_pow2(n), tile = p->tile;
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
-    EMIT(tile_step("oem_sort_tile", groups, p->wg_size, (cl_uint)(N < tile ? N : tile)));
+    EMIT(tile_step("oem_sort_tile", groups, p, 0, (cl_uint)(N < tile ? N : tile)));
     for (uint64_t half = tile; half < N; half <<= 1) {
         /* Merge of blocks of `half` into 2*half: levels half .. tile fused at the top where the
          * set is closed, one launch per level below that, then the halo pass for the rest. */
@@ -98,7 +108,7 @@ static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__em
             EMIT(with_io(global_step("oem_global_level", N / 2, 2, clsort__log2(k),
                                      clsort__log2(half)),
                          CLSORT__IO_AUX));
-        EMIT(with_io(tile_step("oem_merge_halo", groups, p->wg_size, clsort__log2(half)),
+        EMIT(with_io(tile_step("oem_merge_halo", groups, p, 0, clsort__log2(half)),
                      CLSORT__IO_AUX_TO_KEYS));
     }
     return CLSORT_OK;
@@ -111,7 +121,7 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
     const uint64_t blocks = (n + tile - 1) / tile;
     const uint64_t in_tile = n < tile ? n : tile;
     /* One loop iteration of oet_sort_tile is two steps; m keys need m steps. */
-    EMIT(tile_step("oet_sort_tile", blocks, p->wg_size, (cl_uint)((in_tile + 1) / 2)));
+    EMIT(tile_step("oet_sort_tile", blocks, p, 1, (cl_uint)((in_tile + 1) / 2)));
     if (blocks < 2)
         return CLSORT_OK;
     for (uint64_t round = 0; round < blocks; ++round) {
@@ -120,7 +130,7 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
         if (!pairs)
             continue;
         EMIT(global_step("oet_merge_pairs", pairs * tile, 1, parity, 0));
-        EMIT(tile_step("bitonic_merge_tile", blocks, p->wg_size, (cl_uint)(tile / 2)));
+        EMIT(tile_step("bitonic_merge_tile", blocks, p, 1, (cl_uint)(tile / 2)));
     }
     return CLSORT_OK;
 }

@@ -21,7 +21,15 @@
  * 2^lay and nlev levels are those of bitonic_global below, with the slot bits above nlev
  * numbering independent sub-sets; the comparator pattern is unrolled over compile-time slots and
  * selected by uniform run-time conditions, so the key arrays stay in registers. */
+/* A tile of at most 32 keys is sorted by one work-item alone, in registers and without any
+ * barrier (SOLO_TILE); WG_SIZE then only says how many such tiles share a work-group. This is
+ * the fast shape on CPUs (docs/perf.md). Larger tiles are shared by the WG_SIZE work-items. */
+#define SOLO_TILE (TILE <= 32)
+#if SOLO_TILE
+#define LOCAL_KEYS TILE
+#else
 #define LOCAL_KEYS (TILE / WG_SIZE)
+#endif
 #if LOCAL_KEYS >= 32
 #define LOCAL_LOG 5
 #elif LOCAL_KEYS >= 16
@@ -64,21 +72,27 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
 /* Runs levels with slot strides 2^(nlev-1) .. 1 on every sub-set of an array of CNT = 2^LG
  * keys, the first level a flip if asked. All loops have compile-time bounds and are unrolled, so
  * every array index is a constant and K, V stay in registers; nlev and flip are uniform. */
-#define NET_APPLY(K, V, LG, CNT, nlev, flip)                                            \
+#define NET_APPLY_OP(OP, LG, CNT, nlev, flip)                                          \
     do {                                                                                \
         _Pragma("unroll") for (int b_ = (LG) - 1; b_ >= 0; --b_) {                      \
             const uint sb_ = 1u << b_;                                                  \
             if ((uint)b_ < (nlev) && (flip) && (uint)b_ == (nlev) - 1) {                \
                 _Pragma("unroll") for (uint m_ = 0; m_ < (CNT); ++m_)                   \
                     if (!(m_ & sb_))                                                    \
-                        CMPX(K, V, m_, m_ ^ (2 * sb_ - 1));                             \
+                        OP(m_, m_ ^ (2 * sb_ - 1));                                     \
             } else if ((uint)b_ < (nlev)) {                                             \
                 _Pragma("unroll") for (uint m_ = 0; m_ < (CNT); ++m_)                   \
                     if (!(m_ & sb_))                                                    \
-                        CMPX(K, V, m_, m_ | sb_);                                       \
+                        OP(m_, m_ | sb_);                                               \
             }                                                                           \
         }                                                                               \
     } while (0)
+/* The operations: slots of the arrays k and v, or whole rows of VEC_STEP columns. */
+#define CMPX_SLOTS(a, b) CMPX(k, v, a, b)
+#define CMPX_ROWS(a, b)                                                                 \
+    _Pragma("unroll") for (uint c_ = 0; c_ < VEC_STEP; ++c_)                            \
+        CMPX_LV(k[a][c_], k[b][c_], v[a][c_], v[b][c_])
+#define NET_APPLY(K, V, LG, CNT, nlev, flip) NET_APPLY_OP(CMPX_SLOTS, LG, CNT, nlev, flip)
 #define GROUP_APPLY(K, V, nlev, flip) NET_APPLY(K, V, LOCAL_LOG, LOCAL_KEYS, nlev, flip)
 
 /* Moves this work-item's keys from the layout `cur` to the layout of the next group. */
@@ -122,6 +136,14 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
         k[m_] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                          \
         v[m_] = p_ < n ? vals[p_] : 0;                                                  \
     }
+#define REG_STORE()                                                                     \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
+        if (p_ < n) {                                                                   \
+            keys[p_] = from_order(k[m_], xf);                                           \
+            vals[p_] = v[m_];                                                           \
+        }                                                                               \
+    }
 #define LDS_LOAD()                                                                      \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
         const idx_t p_ = first + s_;                                                    \
@@ -152,6 +174,12 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
         const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
         k[m_] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                          \
     }
+#define REG_STORE()                                                                     \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
+        if (p_ < n)                                                                     \
+            keys[p_] = from_order(k[m_], xf);                                           \
+    }
 #define LDS_LOAD()                                                                      \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
         const idx_t p_ = first + s_;                                                    \
@@ -168,6 +196,39 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
         const idx_t p_ = first + s_;                                                    \
         if (p_ < n)                                                                     \
             keys[p_] = from_order(lk[LPAD(s_)], xf);                                    \
+    }
+#endif
+
+/* A solo tile's keys are contiguous: plain addressing that a CPU compiler vectorises (the
+ * layout arithmetic of LAYOUT_POS, with its run-time shifts, made PoCL 10x slower). */
+#if VAL_BYTES
+#define SOLO_LOAD()                                                                     \
+    const bool all_in_ = first + TILE <= n;                                             \
+    _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
+        const idx_t p_ = first + m_;                                                    \
+        k[m_] = (all_in_ || p_ < n) ? to_order(keys[p_], xf) : KEY_VIRTUAL;             \
+        v[m_] = (all_in_ || p_ < n) ? vals[p_] : 0;                                     \
+    }
+#define SOLO_STORE()                                                                    \
+    _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
+        const idx_t p_ = first + m_;                                                    \
+        if (all_in_ || p_ < n) {                                                        \
+            keys[p_] = from_order(k[m_], xf);                                           \
+            vals[p_] = v[m_];                                                           \
+        }                                                                               \
+    }
+#else
+#define SOLO_LOAD()                                                                     \
+    const bool all_in_ = first + TILE <= n;                                             \
+    _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
+        const idx_t p_ = first + m_;                                                    \
+        k[m_] = (all_in_ || p_ < n) ? to_order(keys[p_], xf) : KEY_VIRTUAL;             \
+    }
+#define SOLO_STORE()                                                                    \
+    _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
+        const idx_t p_ = first + m_;                                                    \
+        if (all_in_ || p_ < n)                                                          \
+            keys[p_] = from_order(k[m_], xf);                                           \
     }
 #endif
 
@@ -192,10 +253,10 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
     LOCAL_VALS(lv, LOCAL_SLOTS);                                                        \
     key_type k[LOCAL_KEYS];                                                             \
     TILE_VALS_DECL                                                                      \
-    const uint t = get_local_id(0);                                                     \
+    const uint t = SOLO_TILE ? 0 : get_local_id(0);                                     \
     keys += SEGMENT_BASE();                                                             \
     TILE_VALS_OFFSET                                                                    \
-    const idx_t first = (idx_t)get_group_id(0) * TILE
+    const idx_t first = (idx_t)(SOLO_TILE ? get_global_id(0) : get_group_id(0)) * TILE
 
 #if VAL_BYTES
 #define TILE_VALS_DECL val_type v[LOCAL_KEYS];
@@ -214,13 +275,21 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
 {
     TILE_PROLOGUE();
     layout cur = make_layout(t, 0, LOCAL_LOG, 0); /* contiguous: t*LOCAL_KEYS + m */
+#if SOLO_TILE
+    SOLO_LOAD();
+#else
     LDS_LOAD();
+#endif
     const uint kin = min(kmax, (uint)LOCAL_KEYS);
     for (uint kk = 1; (1u << kk) <= kin; ++kk)
         GROUP_APPLY(k, v, kk, 1u);
     for (uint kk = LOCAL_LOG + 1; (1u << kk) <= kmax; ++kk)
         RUN_LEVELS(kk - 1, 1u);
+#if SOLO_TILE
+    SOLO_STORE();
+#else
     LDS_STORE();
+#endif
 }
 
 /* (c) Half-cleaner levels jmax, jmax/2, ..., 1 on each tile (jmax < TILE, a power of two). Also
@@ -236,6 +305,16 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
         ++jlog;
     const uint nl0 = (uint)min(jlog + 1, LOCAL_LOG);
     layout cur = make_layout(t, (uint)jlog + 1 - nl0, nl0, 0);
+#if SOLO_TILE
+    SOLO_LOAD();
+    /* Every level below TILE <= 32 fits one group; the usual case (all of them) with a
+     * compile-time level count, which lets a CPU compiler drop the run-time predicates. */
+    if (nl0 == LOCAL_LOG)
+        GROUP_APPLY(k, v, LOCAL_LOG, 0u);
+    else
+        GROUP_APPLY(k, v, nl0, 0u);
+    SOLO_STORE();
+#else
     if (jlog + 1 - (int)nl0 >= 5) {
         REG_LOAD();
     } else {
@@ -244,6 +323,7 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
     GROUP_APPLY(k, v, nl0, 0u);
     RUN_LEVELS(jlog - (int)nl0, 0u);
     LDS_STORE();
+#endif
 }
 
 /* (b) R fused levels with strides jlow << (R-1), ..., jlow, the first one a flip when `flip`.
@@ -255,57 +335,112 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
  * order are mirror(base) - (2^R-1-m)*jlow; the flip then pairs slot m with slot 2^R-1-m, and the
  * half-cleaners pair slots by xor as before. The set is closed under all R levels, so one load and
  * one store serve R levels. */
-static inline __attribute__((always_inline)) void bitonic_global(const uint R, __global key_type *restrict keys
+/* Loads and stores of a global pass's rows; ALL_IN: every position is known to be below n. */
+#if VAL_BYTES
+#define GLOBAL_ROWS_LOAD(ALL_IN)                                                        \
+    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
+        if (m >= cnt)                                                                   \
+            break;                                                                      \
+        _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
+            const idx_t p = POS_(m, c);                                                 \
+            k[m][c] = (ALL_IN || p < n) ? to_order(keys[p], xf) : KEY_VIRTUAL;         \
+            v[m][c] = (ALL_IN || p < n) ? vals[p] : 0;                                  \
+        }                                                                               \
+    }
+#define GLOBAL_ROWS_STORE(ALL_IN)                                                       \
+    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
+        if (m >= cnt)                                                                   \
+            break;                                                                      \
+        _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
+            const idx_t p = POS_(m, c);                                                 \
+            if (ALL_IN || p < n) {                                                      \
+                keys[p] = from_order(k[m][c], xf);                                      \
+                vals[p] = v[m][c];                                                      \
+            }                                                                           \
+        }                                                                               \
+    }
+#else
+#define GLOBAL_ROWS_LOAD(ALL_IN)                                                        \
+    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
+        if (m >= cnt)                                                                   \
+            break;                                                                      \
+        _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
+            const idx_t p = POS_(m, c);                                                 \
+            k[m][c] = (ALL_IN || p < n) ? to_order(keys[p], xf) : KEY_VIRTUAL;         \
+        }                                                                               \
+    }
+#define GLOBAL_ROWS_STORE(ALL_IN)                                                       \
+    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
+        if (m >= cnt)                                                                   \
+            break;                                                                      \
+        _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
+            const idx_t p = POS_(m, c);                                                 \
+            if (ALL_IN || p < n)                                                        \
+                keys[p] = from_order(k[m][c], xf);                                      \
+        }                                                                               \
+    }
+#endif
+
+static inline __attribute__((always_inline)) void bitonic_global(const uint R, const uint FLIP,
+                                                                 __global key_type *restrict keys
 #if VAL_BYTES
                            , __global val_type *restrict vals
 #endif
-                           , const idx_t n, const uint xf, const uint log_jlow, const uint flip)
+                           , const idx_t n, const uint xf, const uint log_jlow)
 {
-    key_type k[KEYS_PER_ITEM];
+    /* VEC_STEP adjacent columns per work-item: the same slot of neighbouring columns sits at
+     * neighbouring positions (reversed in a flip's upper half), which a CPU vectorises. */
+    key_type k[KEYS_PER_ITEM][VEC_STEP];
 #if VAL_BYTES
-    val_type v[KEYS_PER_ITEM];
+    val_type v[KEYS_PER_ITEM][VEC_STEP];
 #endif
     const uint cnt = 1u << R, hcnt = cnt >> 1;
-    const idx_t t = get_global_id(0);
+    const idx_t t = (idx_t)get_global_id(0) * VEC_STEP;
     const idx_t jlow = (idx_t)1 << log_jlow;
     const idx_t base = ((t >> log_jlow) << (log_jlow + R)) | (t & (jlow - 1));
+#if VEC_STEP == 1
+    /* Work-items wholly in the virtual tail have nothing to do. (With several columns per
+     * work-item the per-key checks below suffice, and a CPU vectorises better without it.) */
     if (base >= n)
         return;
+#endif
     const idx_t mirror = base ^ ((jlow << R) - 1);
     keys += SEGMENT_BASE();
 #if VAL_BYTES
     vals += SEGMENT_BASE();
 #endif
-#define POS_(m) ((flip && (m) >= hcnt) ? mirror - (idx_t)(cnt - 1 - (m)) * jlow : base + (idx_t)(m) * jlow)
-    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {
-        if (m >= cnt)
-            break;
-        const idx_t p = POS_(m);
-        k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
-#if VAL_BYTES
-        v[m] = p < n ? vals[p] : 0;
-#endif
-    }
-    NET_APPLY(k, v, R, (1u << R), R, flip);
-    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {
-        if (m >= cnt)
-            break;
-        const idx_t p = POS_(m);
-        if (p < n) {
-            keys[p] = from_order(k[m], xf);
-#if VAL_BYTES
-            vals[p] = v[m];
-#endif
-        }
+#define POS_(m, c) ((FLIP && (m) >= hcnt) ? mirror - (idx_t)(cnt - 1 - (m)) * jlow - (c) : base + (idx_t)(m) * jlow + (c))
+    /* Work-items whose keys all lie below n (all but the tail) skip the per-key checks, which
+     * cost PoCL 3-6x per pass (docs/perf.md). The largest position is the last row's last
+     * column, or with a flip the mirror of base. */
+    const idx_t maxpos = FLIP ? mirror : base + (idx_t)(cnt - 1) * jlow + (VEC_STEP - 1);
+    if (maxpos < n) {
+        GLOBAL_ROWS_LOAD(1);
+        NET_APPLY_OP(CMPX_ROWS, R, (1u << R), R, FLIP);
+        GLOBAL_ROWS_STORE(1);
+    } else {
+        GLOBAL_ROWS_LOAD(0);
+        NET_APPLY_OP(CMPX_ROWS, R, (1u << R), R, FLIP);
+        GLOBAL_ROWS_STORE(0);
     }
 #undef POS_
 }
 
+#undef GLOBAL_ROWS_LOAD
+#undef GLOBAL_ROWS_STORE
+
+/* bitonic_global_rR: R half-cleaner levels; bitonic_flip_rR: a flip level and R-1 half-cleaners.
+ * The flip is a compile-time choice so that each kernel's addressing is fixed. */
 #define BITONIC_GLOBAL_KERNEL(R)                                                                  \
     __kernel void bitonic_global_r##R(__global key_type *restrict keys VALS_PARAM, const idx_t n, \
-                                      const uint xf, const uint log_jlow, const uint flip)        \
+                                      const uint xf, const uint log_jlow)                         \
     {                                                                                             \
-        bitonic_global(R, keys VALS_ARG, n, xf, log_jlow, flip);                                  \
+        bitonic_global(R, 0, keys VALS_ARG, n, xf, log_jlow);                                     \
+    }                                                                                             \
+    __kernel void bitonic_flip_r##R(__global key_type *restrict keys VALS_PARAM, const idx_t n,   \
+                                    const uint xf, const uint log_jlow)                           \
+    {                                                                                             \
+        bitonic_global(R, 1, keys VALS_ARG, n, xf, log_jlow);                                     \
     }
 
 BITONIC_GLOBAL_KERNEL(1)

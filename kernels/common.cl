@@ -72,24 +72,25 @@ typedef ulong idx_t;
 #define XF_FLOAT 2u     /* IEEE 754: totalOrder, negative values reversed */
 #define XF_DESCEND 4u   /* descending: complement, the exact reverse of ascending */
 
-inline key_type to_order(key_type x, const uint xf)
+/* Branch-free, so that CPUs vectorise it: the masks depend only on the uniform xf, and the sign
+ * test becomes an arithmetic mask. Float: sign set -> flip all bits, else flip the sign bit. */
+inline key_type to_order(const key_type x, const uint xf)
 {
-    if (xf & XF_FLOAT)
-        x ^= (x & KEY_SIGN) ? ~(key_type)0 : KEY_SIGN;
-    else if (xf & XF_SIGNED)
-        x ^= KEY_SIGN;
-    return (xf & XF_DESCEND) ? ~x : x;
+    const key_type fmask = (xf & XF_FLOAT) ? ~(key_type)0 : 0;
+    const key_type smask = (xf & (XF_FLOAT | XF_SIGNED)) ? KEY_SIGN : 0;
+    const key_type dmask = (xf & XF_DESCEND) ? ~(key_type)0 : 0;
+    const key_type neg = (key_type)0 - (x >> (KEY_BITS - 1)); /* all ones when the sign is set */
+    return x ^ ((neg & fmask) | smask) ^ dmask;
 }
 
 inline key_type from_order(key_type y, const uint xf)
 {
-    if (xf & XF_DESCEND)
-        y = ~y;
-    if (xf & XF_FLOAT)
-        y ^= (y & KEY_SIGN) ? KEY_SIGN : ~(key_type)0;
-    else if (xf & XF_SIGNED)
-        y ^= KEY_SIGN;
-    return y;
+    const key_type fmask = (xf & XF_FLOAT) ? ~(key_type)0 : 0;
+    const key_type smask = (xf & (XF_FLOAT | XF_SIGNED)) ? KEY_SIGN : 0;
+    const key_type dmask = (xf & XF_DESCEND) ? ~(key_type)0 : 0;
+    y ^= dmask;
+    const key_type pos = (key_type)0 - ((~y) >> (KEY_BITS - 1)); /* all ones: top bit clear */
+    return y ^ ((pos & fmask) | smask);
 }
 
 /* Positions at or beyond n hold a virtual key above every real key. In order space that is the
@@ -99,26 +100,28 @@ inline key_type from_order(key_type y, const uint xf)
  * partner is virtual is exactly what the padded network would do (docs/kernels.md). */
 #define KEY_VIRTUAL (~(key_type)0)
 
-/* Compare-exchange of slots a < b in arrays K (keys) and V (values). */
+/* Compare-exchange of two keys (and their values), the lower position first: the minimum goes
+ * to KA. CMPX does it for slots a < b of arrays K (keys) and V (values). */
 #if VAL_BYTES
-#define CMPX(K, V, a, b)                                   \
+#define CMPX_LV(KA, KB, VA, VB)                            \
     do {                                                   \
-        const key_type ka_ = K[a], kb_ = K[b];             \
-        const val_type va_ = V[a], vb_ = V[b];             \
+        const key_type ka_ = (KA), kb_ = (KB);             \
+        const val_type va_ = (VA), vb_ = (VB);             \
         const bool sw_ = ka_ > kb_;                        \
-        K[a] = sw_ ? kb_ : ka_;                            \
-        K[b] = sw_ ? ka_ : kb_;                            \
-        V[a] = sw_ ? vb_ : va_;                            \
-        V[b] = sw_ ? va_ : vb_;                            \
+        (KA) = sw_ ? kb_ : ka_;                            \
+        (KB) = sw_ ? ka_ : kb_;                            \
+        (VA) = sw_ ? vb_ : va_;                            \
+        (VB) = sw_ ? va_ : vb_;                            \
     } while (0)
 #else
-#define CMPX(K, V, a, b)                                   \
+#define CMPX_LV(KA, KB, VA, VB)                            \
     do {                                                   \
-        const key_type ka_ = K[a], kb_ = K[b];             \
-        K[a] = min(ka_, kb_);                              \
-        K[b] = max(ka_, kb_);                              \
+        const key_type ka_ = (KA), kb_ = (KB);             \
+        (KA) = min(ka_, kb_);                              \
+        (KB) = max(ka_, kb_);                              \
     } while (0)
 #endif
+#define CMPX(K, V, a, b) CMPX_LV(K[a], K[b], V[a], V[b])
 
 /* Index of the c-th comparator's lower element for a stride-j level: insert a zero bit at j. */
 inline idx_t insert_zero(const idx_t c, const idx_t j)

@@ -15,11 +15,43 @@
 #include "bitonic.cl"
 #endif
 
-/* Sorts each tile with `rounds` rounds (each an even and an odd step); rounds >= TILE/2 sorts. */
+/* Sorts each tile with `rounds` rounds (each an even and an odd step); rounds >= TILE/2 sorts.
+ * A tile of at most 32 keys belongs to one work-item (SOLO_TILE, as in bitonic.cl). */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
                    const uint rounds)
 {
+#if SOLO_TILE
+    key_type k[TILE];
+#if VAL_BYTES
+    val_type v[TILE];
+    vals += SEGMENT_BASE();
+#endif
+    keys += SEGMENT_BASE();
+    const idx_t first = (idx_t)get_global_id(0) * TILE;
+    _Pragma("unroll") for (uint m = 0; m < TILE; ++m) {
+        const idx_t p = first + m;
+        k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
+#if VAL_BYTES
+        v[m] = p < n ? vals[p] : 0;
+#endif
+    }
+    for (uint r = 0; r < rounds; ++r) {
+        _Pragma("unroll") for (uint m = 0; m + 1 < TILE; m += 2)
+            CMPX(k, v, m, m + 1);
+        _Pragma("unroll") for (uint m = 1; m + 1 < TILE; m += 2)
+            CMPX(k, v, m, m + 1);
+    }
+    _Pragma("unroll") for (uint m = 0; m < TILE; ++m) {
+        const idx_t p = first + m;
+        if (p < n) {
+            keys[p] = from_order(k[m], xf);
+#if VAL_BYTES
+            vals[p] = v[m];
+#endif
+        }
+    }
+#else
     __local key_type lk[TILE];
     LOCAL_VALS(lv, TILE);
     keys += SEGMENT_BASE();
@@ -40,6 +72,7 @@ void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     STORE_TILE(first, 0, TILE);
+#endif
 }
 
 /* First half of a merge-split round: for the block pair starting at block 2q + parity, compare
