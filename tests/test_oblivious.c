@@ -1,0 +1,153 @@
+/* test_oblivious.c - the device networks are data-oblivious (docs/security.md): for bitonic and
+ * odd-even merge (and odd-even transposition), the sequence of kernel launches, their global
+ * sizes and their arguments is the same for every input of a given n. The library traces each
+ * launch under CLSORT_DEBUG=2 ("clsort:   <kernel> items <global> args <a>,<b>  <time> us");
+ * this test captures that trace (stderr redirected to a file), drops the times, and compares the
+ * sequences across random, sorted, reversed, all-equal and few-distinct inputs, ascending and
+ * descending. To show the comparison can fail, the sequences must differ between networks and
+ * between sizes. CLSORT_NO_HOST_FALLBACK keeps every sort on the device. */
+#include "test_util.h"
+
+#include <unistd.h>
+
+static char trace_path[256];
+
+/* Sorts keys with stderr going to trace_path; returns the launch lines without their times,
+ * one per line, malloc'ed (NULL on failure). */
+static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
+                          clsort_algorithm algo, unsigned flags, int *rc)
+{
+    fflush(stderr);
+    const int saved = dup(2);
+    FILE *f = fopen(trace_path, "w+");
+    if (saved < 0 || !f)
+        t_bail("cannot redirect stderr to %s", trace_path);
+    dup2(fileno(f), 2);
+    *rc = clsort_sort(ctx, keys, n, type, algo, flags | CLSORT_NO_HOST_FALLBACK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    size_t cap = 4096, len = 0;
+    char *out = t_xmalloc(cap), line[512];
+    out[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *items = strstr(line, " items ");
+        char *args = items ? strstr(items, " args ") : NULL;
+        if (!args)
+            continue; /* not a launch line (a build, the summary line) */
+        /* Keep "kernel items N args a,b"; the time after it varies. */
+        char *end = args + 6;
+        while (*end && *end != ' ')
+            ++end;
+        *end = 0;
+        const char *start = line;
+        while (*start && *start != ' ')
+            ++start; /* skip "clsort:" */
+        const size_t add = strlen(start) + 1;
+        if (len + add + 1 > cap) {
+            cap = 2 * (len + add + 1);
+            out = realloc(out, cap);
+            if (!out)
+                t_bail("out of memory");
+        }
+        memcpy(out + len, start, add - 1);
+        len += add - 1;
+        out[len++] = '\n';
+        out[len] = 0;
+    }
+    fclose(f);
+    return out;
+}
+
+static unsigned count_lines(const char *s)
+{
+    unsigned n = 0;
+    for (; *s; ++s)
+        n += *s == '\n';
+    return n;
+}
+
+int main(void)
+{
+    t_init("test_oblivious");
+    snprintf(trace_path, sizeof trace_path, "%s/clsort-oblivious-%ld.trace",
+             getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
+    setenv("CLSORT_DEBUG", "2", 1); /* read at context creation */
+    clsort_ctx *ctx = t_create_ctx();
+    unsetenv("CLSORT_DEBUG");
+
+    static const size_t sizes[] = {1000, 4097, 70000};
+    static const clsort_algorithm nets[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE,
+                                            CLSORT_ODD_EVEN_TRANSPOSITION};
+    static const t_dist dists[] = {T_RANDOM, T_SORTED, T_REVERSED, T_EQUAL, T_FEW, T_SPECIAL};
+    static const clsort_type types[] = {CLSORT_U32, CLSORT_F64};
+    char *first_of[3][3] = {{NULL}};
+
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
+        const clsort_type type = types[ti];
+        for (size_t ni = 0; ni < sizeof nets / sizeof *nets; ++ni) {
+            for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si) {
+                const size_t n = sizes[si];
+                /* The transposition network is quadratic: keep it small. */
+                if (nets[ni] == CLSORT_ODD_EVEN_TRANSPOSITION && n > 5000)
+                    continue;
+                void *keys = t_xmalloc(n * t_size(type));
+                char *ref = NULL;
+                int same = 1, sorted_ok = 1, rc_all = CLSORT_OK;
+                const char *differs = "";
+                for (size_t di = 0; di < sizeof dists / sizeof *dists; ++di)
+                    for (unsigned desc = 0; desc < 2; ++desc) {
+                        t_rng r = t_rng_for(n, di, ni, desc);
+                        t_fill(type, dists[di], keys, n, &r);
+                        int rc;
+                        char *tr = launch_trace(ctx, keys, n, type, nets[ni],
+                                                desc ? CLSORT_DESCENDING : 0, &rc);
+                        if (rc != CLSORT_OK)
+                            rc_all = rc;
+                        for (size_t i = 1; i < n && sorted_ok; ++i) {
+                            const uint64_t a = t_ord(type, t_get_bits(type, keys, i - 1)),
+                                           b = t_ord(type, t_get_bits(type, keys, i));
+                            sorted_ok = desc ? a >= b : a <= b;
+                        }
+                        if (!ref) {
+                            ref = tr;
+                        } else {
+                            if (strcmp(ref, tr) != 0 && same) {
+                                same = 0;
+                                differs = t_dist_name(dists[di]);
+                            }
+                            free(tr);
+                        }
+                    }
+                const unsigned launches = ref ? count_lines(ref) : 0;
+                t_ok(rc_all == CLSORT_OK && sorted_ok && launches > 0,
+                     "%s %s n=%zu: 12 sorts correct, %u launches traced", t_type_name(type),
+                     t_algo_name(nets[ni]), n, launches);
+                if (!t_ok(same, "... identical launch sequence for random, sorted, reversed, equal, "
+                                "few, special inputs, ascending and descending"))
+                    t_diag("first difference with the %s input", differs);
+                if (ti == 0)
+                    first_of[ni][si] = ref;
+                else
+                    free(ref);
+                free(keys);
+            }
+        }
+    }
+    /* The traces carry information: they differ between networks and between sizes. */
+    t_ok(first_of[0][1] && first_of[1][1] && strcmp(first_of[0][1], first_of[1][1]) != 0,
+         "the sequences differ between bitonic and odd-even merge (n = %zu)", sizes[1]);
+    t_ok(first_of[0][0] && first_of[0][2] && strcmp(first_of[0][0], first_of[0][2]) != 0,
+         "the sequences differ between n = %zu and n = %zu (bitonic)", sizes[0], sizes[2]);
+    t_ok(first_of[1][1] && first_of[1][2] && strcmp(first_of[1][1], first_of[1][2]) != 0,
+         "the sequences differ between n = %zu and n = %zu (odd-even merge)", sizes[1], sizes[2]);
+    if (first_of[1][2])
+        t_diag("odd-even merge, n = %zu:\n# %.600s", sizes[2], first_of[1][2]);
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+            free(first_of[a][b]);
+    unlink(trace_path);
+    clsort_destroy(ctx);
+    return t_done();
+}
