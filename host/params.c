@@ -71,16 +71,17 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
     while (p.wg_size > dev->max_wg)
         p.wg_size >>= 1;
     if (!gpu && net == 0) {
-        /* On PoCL every trip of a tile pass through local memory costs a save and restore of
-         * each work-item's registers, while a tile that one work-item sorts alone needs no
-         * barrier at all: bitonic runs best there as 32-key register tiles plus fused global
-         * passes of 32 keys per work-item (measured on the 2-core machine, docs/perf.md). The
-         * transposition network keeps big tiles: its rounds grow with n / TILE. */
-        p.tile = 32;
-        p.wg_size = 64; /* 64 tiles of one work-item each per group */
-        p.keys_per_item = 32;
-        p.vec_step = 8; /* adjacent columns per work-item in the global passes */
-        p.keys_per_item = 16;
+        /* On PoCL a tile pass that goes through local memory saves and restores every
+         * work-item's registers at each barrier, and per-key bounds checks, 32-bit indices and
+         * strided single-key accesses keep it from vectorising. What runs fast there: 16-key
+         * tiles that one work-item sorts alone, global passes over 16 adjacent columns of 4 rows,
+         * and the tile's half-cleaners folded into each merge's last global pass (VEC_STEP ==
+         * TILE). Measured on the 2-core machine: docs/perf.md. The transposition network keeps
+         * big tiles: its rounds grow with n / TILE. */
+        p.tile = 16;
+        p.wg_size = 64; /* 64 solo tiles per work-group */
+        p.vec_step = 16;
+        p.keys_per_item = 4;
     }
     *out = p;
 }

@@ -24,6 +24,12 @@ static const char *const bitonic_global[] = {NULL, "bitonic_global_r1", "bitonic
                                              "bitonic_global_r5"};
 static const char *const bitonic_flip[] = {NULL, "bitonic_flip_r1", "bitonic_flip_r2",
                                            "bitonic_flip_r3", "bitonic_flip_r4", "bitonic_flip_r5"};
+static const char *const bitonic_global_tail[] = {NULL, "bitonic_global_tail_r1",
+                                                  "bitonic_global_tail_r2", "bitonic_global_tail_r3",
+                                                  "bitonic_global_tail_r4", "bitonic_global_tail_r5"};
+static const char *const bitonic_flip_tail[] = {NULL, "bitonic_flip_tail_r1", "bitonic_flip_tail_r2",
+                                                "bitonic_flip_tail_r3", "bitonic_flip_tail_r4",
+                                                "bitonic_flip_tail_r5"};
 static const char *const oem_global_top[] = {NULL, "oem_global_top_r1", "oem_global_top_r2",
                                              "oem_global_top_r3", "oem_global_top_r4",
                                              "oem_global_top_r5"};
@@ -72,17 +78,23 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
         unsigned levels = clsort__log2(k / 2) - clsort__log2(tile) + 1;
         uint64_t jhigh = k / 2;
         int flip = 1;
+        /* With VEC_STEP == TILE (<= 32) every row of the last group is a whole tile, and the
+         * tile's half-cleaners run in the same pass (the _tail kernels, bitonic.cl). */
+        const int tail = p->vec_step == p->tile && p->tile <= 32;
         while (levels) {
             const unsigned r = levels < R ? levels : R;
             const uint64_t jlow = jhigh >> (r - 1);
+            const int last = levels == r;
+            const char *name = flip ? (tail && last ? bitonic_flip_tail[r] : bitonic_flip[r])
+                                    : (tail && last ? bitonic_global_tail[r] : bitonic_global[r]);
             /* VEC_STEP adjacent columns per work-item; N >> r >= jlow >= TILE >= VEC_STEP. */
-            EMIT(global_step(flip ? bitonic_flip[r] : bitonic_global[r], (N >> r) / p->vec_step,
-                             1, clsort__log2(jlow), 0));
+            EMIT(global_step(name, (N >> r) / p->vec_step, 1, clsort__log2(jlow), 0));
             flip = 0;
             jhigh = jlow >> 1;
             levels -= r;
         }
-        EMIT(tile_step("bitonic_merge_tile", groups, p, 1, (cl_uint)(tile / 2)));
+        if (!tail)
+            EMIT(tile_step("bitonic_merge_tile", groups, p, 1, (cl_uint)(tile / 2)));
     }
     return CLSORT_OK;
 }

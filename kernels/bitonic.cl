@@ -381,7 +381,26 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
     }
 #endif
 
+/* With VEC_STEP == TILE (<= 32) and lowest stride TILE, each row a work-item holds is a whole
+ * tile: the tile's half-cleaners (TILE/2 .. 1) can follow in registers, and the merge needs no
+ * bitonic_merge_tile launch (TAIL). */
+#define CMPX_COLS(m, a, b) CMPX_LV(k[m][a], k[m][b], v[m][a], v[m][b])
+/* A flip's upper rows hold their tile in reverse (column c at position P0 - c), so there the
+ * higher column is the lower position. */
+#define ROW_HALF_CLEANERS()                                                             \
+    _Pragma("unroll") for (uint s_ = VEC_STEP / 2; s_ > 0; s_ >>= 1)                    \
+        _Pragma("unroll") for (uint m_ = 0; m_ < KEYS_PER_ITEM; ++m_)                   \
+            if (m_ < cnt)                                                               \
+                _Pragma("unroll") for (uint c_ = 0; c_ < VEC_STEP; ++c_)                \
+                    if (!(c_ & s_)) {                                                   \
+                        if (FLIP && m_ >= hcnt)                                         \
+                            CMPX_COLS(m_, c_ | s_, c_);                                 \
+                        else                                                            \
+                            CMPX_COLS(m_, c_, c_ | s_);                                 \
+                    }
+
 static inline __attribute__((always_inline)) void bitonic_global(const uint R, const uint FLIP,
+                                                                 const uint TAIL,
                                                                  __global key_type *restrict keys
 #if VAL_BYTES
                            , __global val_type *restrict vals
@@ -417,10 +436,14 @@ static inline __attribute__((always_inline)) void bitonic_global(const uint R, c
     if (maxpos < n) {
         GLOBAL_ROWS_LOAD(1);
         NET_APPLY_OP(CMPX_ROWS, R, (1u << R), R, FLIP);
+        if (TAIL)
+            ROW_HALF_CLEANERS();
         GLOBAL_ROWS_STORE(1);
     } else {
         GLOBAL_ROWS_LOAD(0);
         NET_APPLY_OP(CMPX_ROWS, R, (1u << R), R, FLIP);
+        if (TAIL)
+            ROW_HALF_CLEANERS();
         GLOBAL_ROWS_STORE(0);
     }
 #undef POS_
@@ -429,19 +452,26 @@ static inline __attribute__((always_inline)) void bitonic_global(const uint R, c
 #undef GLOBAL_ROWS_LOAD
 #undef GLOBAL_ROWS_STORE
 
-/* bitonic_global_rR: R half-cleaner levels; bitonic_flip_rR: a flip level and R-1 half-cleaners.
- * The flip is a compile-time choice so that each kernel's addressing is fixed. */
-#define BITONIC_GLOBAL_KERNEL(R)                                                                  \
-    __kernel void bitonic_global_r##R(__global key_type *restrict keys VALS_PARAM, const idx_t n, \
-                                      const uint xf, const uint log_jlow)                         \
-    {                                                                                             \
-        bitonic_global(R, 0, keys VALS_ARG, n, xf, log_jlow);                                     \
-    }                                                                                             \
-    __kernel void bitonic_flip_r##R(__global key_type *restrict keys VALS_PARAM, const idx_t n,   \
-                                    const uint xf, const uint log_jlow)                           \
-    {                                                                                             \
-        bitonic_global(R, 1, keys VALS_ARG, n, xf, log_jlow);                                     \
+/* bitonic_global_rR: R half-cleaner levels; bitonic_flip_rR: a flip level and R-1 half-cleaners;
+ * the _tail_ variants also run the tile's half-cleaners. The flip is a compile-time choice so
+ * that each kernel's addressing is fixed. */
+#define BITONIC_GLOBAL_KERNEL_(name, R, FLIP, TAIL)                                              \
+    __kernel void name(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,  \
+                       const uint log_jlow)                                                        \
+    {                                                                                              \
+        bitonic_global(R, FLIP, TAIL, keys VALS_ARG, n, xf, log_jlow);                             \
     }
+#if VEC_STEP == TILE && TILE <= 32
+#define BITONIC_GLOBAL_KERNEL(R)                                                                   \
+    BITONIC_GLOBAL_KERNEL_(bitonic_global_r##R, R, 0, 0)                                           \
+    BITONIC_GLOBAL_KERNEL_(bitonic_flip_r##R, R, 1, 0)                                             \
+    BITONIC_GLOBAL_KERNEL_(bitonic_global_tail_r##R, R, 0, 1)                                      \
+    BITONIC_GLOBAL_KERNEL_(bitonic_flip_tail_r##R, R, 1, 1)
+#else
+#define BITONIC_GLOBAL_KERNEL(R)                                                                   \
+    BITONIC_GLOBAL_KERNEL_(bitonic_global_r##R, R, 0, 0)                                           \
+    BITONIC_GLOBAL_KERNEL_(bitonic_flip_r##R, R, 1, 0)
+#endif
 
 BITONIC_GLOBAL_KERNEL(1)
 #if KEYS_PER_ITEM >= 4
