@@ -294,7 +294,10 @@ static unsigned *axis(clsort_params *p, int a)
     return a == 0 ? &p->tile : a == 1 ? &p->wg_size : a == 2 ? &p->keys_per_item : &p->vec_step;
 }
 static const char *const axis_names[4] = {"tile", "wg_size", "keys_per_item", "vec_step"};
-static const unsigned axis_lo[4] = {256, 16, 2, 1}, axis_hi[4] = {16384, 1024, 32, 4};
+/* Tiles down to 16 and vec_step up to 16: on CPUs small tiles that one work-item sorts alone
+ * and wide column blocks are the fast shapes (docs/perf.md); clsort_set_params refuses the
+ * combinations a device cannot run, and those are skipped. */
+static const unsigned axis_lo[4] = {16, 1, 2, 1}, axis_hi[4] = {16384, 1024, 32, 16};
 
 static int same_params(const clsort_params *a, const clsort_params *b)
 {
@@ -369,8 +372,8 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
     for (int sweep = 0; sweep < sweeps; ++sweep) {
         const clsort_params before = r->best;
         for (int a = 0; a < 4; ++a) {
-            if (s->o->quick && a == 3)
-                continue; /* vec_step matters least on the devices measured */
+            if (s->o->quick && a == 3 && *axis(&r->best, 0) > 32)
+                continue; /* vec_step matters little with big tiles (GPU shapes) */
             const unsigned cur = *axis(&r->best, a);
             for (unsigned v = axis_lo[a]; v <= axis_hi[a]; v <<= 1) {
                 if (s->o->quick && v != cur / 2 && v != cur * 2)
