@@ -77,7 +77,7 @@ int main(void)
     clsort_ctx *ctx = t_create_ctx();
     unsetenv("CLSORT_DEBUG");
 
-    static const size_t sizes[] = {1000, 4097, 70000};
+    static const size_t sizes[] = {1000, 4097, 20000};
     static const clsort_algorithm nets[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE,
                                             CLSORT_ODD_EVEN_TRANSPOSITION};
     static const t_dist dists[] = {T_RANDOM, T_SORTED, T_REVERSED, T_EQUAL, T_FEW, T_SPECIAL};

@@ -74,14 +74,14 @@ interrupt_series() { # NAME ORIG REF RUNDIR SIGNALS ARGS...
     ms=$((t1 - t0)); [ "$ms" -lt 50 ] && ms=50
     check "$name: uninterrupted run sorts ($ms ms)" same intr/data.bin "$ref"
     for sig in $sigs; do
-        for pct in 0 3 10 25 45 65 85 100 130; do
+        for pct in 0 5 20 45 70 90 120; do
             d=$((ms * pct / 100))
             one_interrupt "$name" "$sig" "$orig" "$ref" "$rundir" "$(printf '%d.%03d' $((d / 1000)) $((d % 1000)))" "$@"
         done
     done
 }
 
-gen big.bin u32 4 0 2000000
+gen big.bin u32 4 0 1000000
 "$REF" sort u32 4 0 <big.bin >bigref.bin
 interrupt_series "in-place sort" big.bin bigref.bin tmp "INT TERM"
 one_interrupt "in-place sort" HUP big.bin bigref.bin tmp 0.300
@@ -89,7 +89,7 @@ for sig in INT TERM; do
     one_interrupt "in-place sort" $sig big.bin bigref.bin tmp tmpfile
 done
 
-gen bigrec.bin u32 12 4 400000
+gen bigrec.bin u32 12 4 200000
 "$REF" sort u32 12 4 <bigrec.bin >bigrecref.bin
 set -- -R 12 -k 4 -s -S 256K -T "$W/runs"
 interrupt_series "external sort" bigrec.bin bigrecref.bin "$W/runs" "INT TERM" "$@"
