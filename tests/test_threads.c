@@ -6,7 +6,7 @@
 
 #include <pthread.h>
 
-#define ROUNDS 8
+#define ROUNDS 6
 
 typedef struct worker {
     clsort_ctx *ctx;
@@ -25,7 +25,7 @@ static void *work(void *arg)
         t_rng rng = t_rng_for(0x7468, (uint64_t)w->id, (uint64_t)r, 0);
         /* Above the host fallback size; the quadratic transposition network stays small. */
         const size_t n = 2100 + (size_t)t_rand_below(
-                                    &rng, algo == CLSORT_ODD_EVEN_TRANSPOSITION ? 6000 : 30000);
+                                    &rng, algo == CLSORT_ODD_EVEN_TRANSPOSITION ? 4000 : 16000);
         const size_t sz = t_size(type);
         void *keys = t_xmalloc(n * sz), *want = t_xmalloc(n * sz);
         t_fill(type, (t_dist)(r % T_NDIST), keys, n, &rng);
