@@ -272,8 +272,12 @@ static void test_repeated(void)
     const size_t rss1 = rss_bytes();
     t_ok(bad == 0, "300 injected launch failures all reported");
     t_ok(no_more_than(h_now(), base), "... no OpenCL object leaked");
-    t_ok(rss1 <= rss0 + ((size_t)4 << 20), "... resident memory %zu KiB -> %zu KiB (bound 4 MiB)",
-         rss0 >> 10, rss1 >> 10);
+    if (H_ASAN)
+        t_ok(1, "# SKIP resident memory bound under AddressSanitizer (quarantine): %zu KiB -> "
+                "%zu KiB", rss0 >> 10, rss1 >> 10);
+    else
+        t_ok(rss1 <= rss0 + ((size_t)4 << 20),
+             "... resident memory %zu KiB -> %zu KiB (bound 4 MiB)", rss0 >> 10, rss1 >> 10);
     free(keys);
 }
 

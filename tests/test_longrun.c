@@ -113,10 +113,15 @@ int main(void)
     t_ok(failures == 0, "%d sorts of random sizes and types correct (%d on the device, %.1f s)",
          total, device, (t_now_ms() - t0) / 1e3);
     const size_t bound = (size_t)2 << 20;
-    t_ok(rss_max <= rss0 + bound,
-         "host memory: resident %zu KiB after warm-up, at most %zu KiB later, %zu KiB at the end "
-         "(bound +%zu KiB)",
-         rss0 >> 10, rss_max >> 10, rss1 >> 10, bound >> 10);
+    if (H_ASAN)
+        t_ok(1, "# SKIP host memory bound under AddressSanitizer (its quarantine keeps freed "
+                "memory; LeakSanitizer checks leaks at exit): %zu KiB -> %zu KiB",
+             rss0 >> 10, rss1 >> 10);
+    else
+        t_ok(rss_max <= rss0 + bound,
+             "host memory: resident %zu KiB after warm-up, at most %zu KiB later, %zu KiB at the "
+             "end (bound +%zu KiB)",
+             rss0 >> 10, rss_max >> 10, rss1 >> 10, bound >> 10);
     t_ok(c1.buffers <= c0.buffers && c1.buffer_bytes <= c0.buffer_bytes,
          "device buffers: %ld of %lld bytes after warm-up, %ld of %lld bytes at the end", c0.buffers,
          c0.buffer_bytes, c1.buffers, c1.buffer_bytes);
