@@ -234,8 +234,8 @@ static void test_boundaries(clsort_type type, clsort_algorithm algo, unsigned fl
     report(&g, "%s %s %s: %s", t_type_name(type), t_algo_name(algo), flags, what);
 }
 
-/* Powers of two +-1 from 2^lo to 2^hi. Up to 2^full_hi every distribution is used at each of the
- * three sizes; beyond, one size per power (rotating) with a rotating distribution. */
+/* Powers of two +-1 from 2^lo to 2^hi: all three sizes up to 2^full_hi, beyond that one size per
+ * power (rotating between -1, 0, +1); the distribution rotates from case to case. */
 static void test_pow2(clsort_type type, clsort_algorithm algo, unsigned flags, unsigned lo,
                       unsigned full_hi, unsigned hi)
 {
@@ -271,6 +271,26 @@ static void test_with_fallback(clsort_type type)
                                  sizes[s], 0);
         report(&g, "%s %s %s: %s", t_type_name(type), "all algorithms", f,
                "without CLSORT_NO_HOST_FALLBACK, sizes 0..70000");
+    }
+}
+
+/* The groups that go beyond 2^19 keys (to 2^big_log2, 64-bit keys one power less): each fast network in one direction for
+ * 32-bit and for 64-bit keys, as the networks depend on the key's width and not its type (the
+ * type only selects the bit transform, which the smaller sizes cover). Everything at level 2. */
+static unsigned big_log2 = 22;
+static int big_group(clsort_type type, clsort_algorithm algo, unsigned dir)
+{
+    if (level >= 2)
+        return 1;
+    switch (algo) {
+    case CLSORT_BITONIC:
+        return (type == CLSORT_U32 && dir == 0) || (type == CLSORT_F64 && dir == 1);
+    case CLSORT_ODD_EVEN_MERGE:
+        return (type == CLSORT_U32 && dir == 1) || (type == CLSORT_I64 && dir == 0);
+    case CLSORT_AUTO:
+        return (type == CLSORT_F32 && dir == 1) || (type == CLSORT_U64 && dir == 0);
+    default:
+        return 0;
     }
 }
 
@@ -318,8 +338,8 @@ int main(void)
     clsort_device_info info;
     const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
     const unsigned nf = CLSORT_NO_HOST_FALLBACK;
-    /* Largest power of two for the fast networks: 2^22 (4M keys) for 32-bit keys by default. */
-    const unsigned big = level >= 2 ? 23 : level == 1 ? 22 : 18;
+    /* Largest power of two for the fast networks: 2^22 (4M keys) by default. */
+    big_log2 = level >= 2 ? 23 : level == 1 ? 22 : 18;
 
     for (unsigned ti = 0; ti < T_NTYPES; ++ti) {
         const clsort_type type = t_types[ti];
@@ -335,23 +355,28 @@ int main(void)
             const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
             for (unsigned dir = 0; dir < 2; ++dir) {
                 const unsigned flags = nf | (dir ? CLSORT_DESCENDING : 0);
-                /* Every n in 0..1025 for the u32 fast networks; a stride elsewhere, with an
-                 * offset per group so that the groups together still cover most sizes. */
-                unsigned every = (type == CLSORT_U32 && (algo == CLSORT_BITONIC ||
-                                                         algo == CLSORT_ODD_EVEN_MERGE))
-                                     ? 1
-                                     : (level >= 2 ? 2 : level == 1 ? 7 : 29);
-                if (type == CLSORT_U32 && algo == CLSORT_AUTO && level >= 1)
-                    every = 3;
+                /* Every n in 0..1025 for every combination (small sorts are cheap), but for the
+                 * transposition network of i32, f32, i64 and f64 every other n, and at level 0
+                 * only for the u32 fast networks and a stride elsewhere, with an offset per
+                 * group so that the groups together still cover most sizes. */
+                unsigned every = 1;
+                if (level == 0 &&
+                    !(type == CLSORT_U32 &&
+                      (algo == CLSORT_BITONIC || algo == CLSORT_ODD_EVEN_MERGE)))
+                    every = 29;
+                else if (level == 1 && slow && type != CLSORT_U32 && type != CLSORT_U64)
+                    every = 2;
                 test_dense(type, algo, flags, every, ti * 8 + ai * 2 + dir);
+                /* Sizes beyond 2^19 only in a few groups (see big_group); the rest stop there.
+                 * The transposition network stops at 2^16 (it needs O(n / TILE) rounds), and
+                 * its boundaries at 2^15 + 1 except for u32. */
+                const int big = big_group(type, algo, dir);
                 if (algo != CLSORT_AUTO)
-                    test_boundaries(type, algo, flags, slow ? 1u << 16 : 1u << 22);
-                /* Up to 2^16 everything; beyond, the fast networks only, one size per power,
-                 * and only for u32, f32, f64 and i64 in one direction each, to bound the time. */
-                unsigned hi = slow ? 16 : big;
-                if (!slow && type != CLSORT_U32 && !(type == CLSORT_F32 && dir == 1) &&
-                    !(type == CLSORT_F64 && dir == 0) && !(type == CLSORT_I64 && dir == 1))
-                    hi = level >= 2 ? big : 19;
+                    test_boundaries(type, algo, flags,
+                                    slow ? (type == CLSORT_U32 ? (1u << 16) + 1 : (1u << 15) + 1)
+                                    : big ? 1u << 22
+                                          : (1u << 19) + 1);
+                unsigned hi = slow ? 16 : big ? big_log2 - (t_size(type) == 8 && level < 2) : 19;
                 if (level == 0)
                     hi = slow ? 13 : 18;
                 test_pow2(type, algo, flags, 1, slow ? 12 : 16, hi);

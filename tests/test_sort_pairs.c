@@ -217,8 +217,9 @@ int main(void)
     clsort_device_info info;
     const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
     const unsigned nf = CLSORT_NO_HOST_FALLBACK;
-    const unsigned every = level >= 2 ? 3 : level == 1 ? 13 : 61;
-
+    /* Values travel the same way whatever the key's type (the type only selects the key's bit
+     * transform, which test_sort_keys covers): u32, u64 and f64 keys get the most sizes, i32,
+     * f32 and i64 keys a lighter set. */
     unsigned groupno = 0;
     for (unsigned ti = 0; ti < T_NTYPES; ++ti) {
         const clsort_type type = t_types[ti];
@@ -226,15 +227,22 @@ int main(void)
             t_skip("f64: the device has no fp64");
             continue;
         }
+        const int main_type = type == CLSORT_U32 || type == CLSORT_U64 || type == CLSORT_F64;
+        const unsigned every = level >= 2 ? 3 : level == 0 ? 61 : main_type ? 13 : 29;
         for (size_t vsize = 4; vsize <= 8; vsize += 4)
             for (unsigned ai = 0; ai < T_NALGOS; ++ai)
                 for (unsigned dir = 0; dir < 2; ++dir) {
                     const clsort_algorithm algo = t_algos[ai];
                     const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
-                    unsigned hi = slow ? 14 : (level >= 2 ? 20 : level == 1 ? 18 : 14);
-                    /* The biggest sizes for u32 and f64 keys only. */
-                    if (!slow && type != CLSORT_U32 && type != CLSORT_F64 && level < 2)
-                        hi = 16;
+                    unsigned hi = type == CLSORT_U32 ? 18 : type == CLSORT_F64 ? 17 : 16;
+                    if (!main_type)
+                        hi = 13;
+                    if (slow)
+                        hi = main_type ? 14 : 12;
+                    if (level >= 2)
+                        hi = slow ? 16 : 20;
+                    else if (level == 0)
+                        hi = slow ? 12 : 14;
                     test_sizes(type, vsize, algo, nf | (dir ? CLSORT_DESCENDING : 0), every,
                                groupno++, hi);
                 }
@@ -255,7 +263,7 @@ int main(void)
                 if (type != CLSORT_U32 && type != CLSORT_U64 && algo != CLSORT_AUTO)
                     continue;
                 const size_t vsize = ((t + ai + dir) & 1) ? 8 : 4;
-                const unsigned hi = slow ? 12 : (level >= 1 ? 17 : 13);
+                const unsigned hi = slow ? 12 : (level >= 2 ? 17 : level == 1 ? 15 : 13);
                 test_stable(type, vsize, algo,
                             CLSORT_STABLE | nf | (dir ? CLSORT_DESCENDING : 0), hi);
             }
