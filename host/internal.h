@@ -149,8 +149,8 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
 /* Local memory in bytes that the network's tile kernels need with these parameters. */
 size_t clsort__local_bytes(int net, int width, int valkind, const clsort_params *p);
 /* The one place that turns parameters into -D build options. */
-void clsort__build_options(int width, int valkind, int index_bits, const clsort_params *p,
-                           char *out, size_t out_size);
+void clsort__build_options(int net, int width, int valkind, int index_bits,
+                           const clsort_params *p, char *out, size_t out_size);
 
 /* ---- config.c ---- */
 /* Loads the tuned config for ctx->dev (lookup chain in docs/tuning.md) into ctx->configured,

@@ -83,6 +83,15 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
         p.vec_step = 16;
         p.keys_per_item = 4;
     }
+    if (!gpu && net == 2) {
+        /* Transposition on PoCL: 32-key solo tiles too. More rounds (n / 32), but each round is
+         * two cheap passes, and the program builds in a fraction of the time the 4096-key
+         * tiles with a barrier per step take (docs/perf.md). */
+        p.tile = 32;
+        p.wg_size = 64;
+        p.vec_step = 1;
+        p.keys_per_item = 16;
+    }
     *out = p;
 }
 
@@ -128,12 +137,12 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
     return CLSORT_OK;
 }
 
-void clsort__build_options(int width, int valkind, int index_bits, const clsort_params *p,
-                           char *out, size_t out_size)
+void clsort__build_options(int net, int width, int valkind, int index_bits,
+                           const clsort_params *p, char *out, size_t out_size)
 {
     snprintf(out, out_size,
-             "-DKEY_BITS=%d -DVAL_BYTES=%d -DINDEX_BITS=%d -DWG_SIZE=%u -DVEC_STEP=%u -DTILE=%u "
-             "-DKEYS_PER_ITEM=%u",
-             width ? 64 : 32, valkind == 0 ? 0 : valkind == 1 ? 4 : 8, index_bits, p->wg_size,
-             p->vec_step, p->tile, p->keys_per_item);
+             "-DCLSORT_NET=%d -DKEY_BITS=%d -DVAL_BYTES=%d -DINDEX_BITS=%d -DWG_SIZE=%u "
+             "-DVEC_STEP=%u -DTILE=%u -DKEYS_PER_ITEM=%u",
+             net, width ? 64 : 32, valkind == 0 ? 0 : valkind == 1 ? 4 : 8, index_bits,
+             p->wg_size, p->vec_step, p->tile, p->keys_per_item);
 }

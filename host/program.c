@@ -95,7 +95,7 @@ int clsort__get_program(clsort_ctx *ctx, int net, int width, int valkind, int in
                         const clsort_params *p, clsort__program **out)
 {
     char options[1024];
-    clsort__build_options(width, valkind, index_bits, p, options, sizeof options);
+    clsort__build_options(net, width, valkind, index_bits, p, options, sizeof options);
     const char *extra = getenv("CLSORT_BUILD_OPTIONS"); /* fault injection and experiments */
     if (extra && *extra) {
         strncat(options, " ", sizeof options - strlen(options) - 1);

@@ -248,9 +248,15 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
         }                                                                               \
     } while (0)
 
-#define TILE_PROLOGUE()                                                                 \
+#if SOLO_TILE
+#define TILE_LDS_DECL
+#else
+#define TILE_LDS_DECL                                                                   \
     __local key_type lk[LOCAL_SLOTS];                                                   \
-    LOCAL_VALS(lv, LOCAL_SLOTS);                                                        \
+    LOCAL_VALS(lv, LOCAL_SLOTS);
+#endif
+#define TILE_PROLOGUE()                                                                 \
+    TILE_LDS_DECL                                                                       \
     key_type k[LOCAL_KEYS];                                                             \
     TILE_VALS_DECL                                                                      \
     const uint t = SOLO_TILE ? 0 : get_local_id(0);                                     \
@@ -266,6 +272,9 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
 #define TILE_VALS_OFFSET
 #endif
 
+/* The transposition network's program needs only bitonic_merge_tile (CLSORT_NET 2: the host
+ * passes the network; leaving the rest out saves PoCL seconds of compiling). */
+#if !defined(CLSORT_NET) || CLSORT_NET != 2
 /* (a) Sorts each tile of TILE keys: merges of block size 2..kmax (kmax <= TILE, a power of two;
  * smaller when the whole input is smaller than a tile). Merges up to LOCAL_KEYS run inside
  * each work-item's contiguous keys without any barrier. */
@@ -275,22 +284,25 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
 {
     TILE_PROLOGUE();
     layout cur = make_layout(t, 0, LOCAL_LOG, 0); /* contiguous: t*LOCAL_KEYS + m */
+    const uint kin = min(kmax, (uint)LOCAL_KEYS);
 #if SOLO_TILE
+    /* The whole tile is in this work-item's registers: no local memory, no barrier (and no
+     * dead barrier code for PoCL to compile). */
     SOLO_LOAD();
+    for (uint kk = 1; (1u << kk) <= kin; ++kk)
+        GROUP_APPLY(k, v, kk, 1u);
+    SOLO_STORE();
 #else
     LDS_LOAD();
-#endif
-    const uint kin = min(kmax, (uint)LOCAL_KEYS);
     for (uint kk = 1; (1u << kk) <= kin; ++kk)
         GROUP_APPLY(k, v, kk, 1u);
     for (uint kk = LOCAL_LOG + 1; (1u << kk) <= kmax; ++kk)
         RUN_LEVELS(kk - 1, 1u);
-#if SOLO_TILE
-    SOLO_STORE();
-#else
     LDS_STORE();
 #endif
 }
+
+#endif /* CLSORT_NET != 2 */
 
 /* (c) Half-cleaner levels jmax, jmax/2, ..., 1 on each tile (jmax < TILE, a power of two). Also
  * the second half of the transposition network's block merge-split (transposition.cl). The
@@ -335,6 +347,7 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
  * order are mirror(base) - (2^R-1-m)*jlow; the flip then pairs slot m with slot 2^R-1-m, and the
  * half-cleaners pair slots by xor as before. The set is closed under all R levels, so one load and
  * one store serve R levels. */
+#if !defined(CLSORT_NET) || CLSORT_NET != 2
 /* Loads and stores of a global pass's rows; ALL_IN: every position is known to be below n. */
 #if VAL_BYTES
 #define GLOBAL_ROWS_LOAD(ALL_IN)                                                        \
@@ -486,5 +499,7 @@ BITONIC_GLOBAL_KERNEL(4)
 #if KEYS_PER_ITEM >= 32
 BITONIC_GLOBAL_KERNEL(5)
 #endif
+
+#endif /* CLSORT_NET != 2 */
 
 #endif /* CLSORT_BITONIC_CL */

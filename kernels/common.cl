@@ -25,6 +25,8 @@
 #ifndef KEYS_PER_ITEM
 #define KEYS_PER_ITEM 8      /* keys held in private memory by one work-item in a global pass */
 #endif
+/* CLSORT_NET (0 bitonic, 1 odd-even merge, 2 transposition), when set, lets a file leave out
+ * the kernels that network's program never launches. */
 #ifndef INDEX_BITS
 #define INDEX_BITS 64        /* 32 when every index (and batch offset) fits in 31 bits */
 #endif
