@@ -125,6 +125,29 @@ inline key_type from_order(key_type y, const uint xf)
 #endif
 #define CMPX(K, V, a, b) CMPX_LV(K[a], K[b], V[a], V[b])
 
+/* One compare-exchange in global memory, positions lo < hi (both below n): the single-level
+ * passes of the odd-even merge and of the transposition network's merge-split. */
+#if VAL_BYTES
+#define VALS_SEGMENT_ARG , vals + SEGMENT_BASE()
+inline void global_cmpx(__global key_type *keys, __global val_type *vals, const idx_t lo,
+                        const idx_t hi, const uint xf)
+#else
+#define VALS_SEGMENT_ARG
+inline void global_cmpx(__global key_type *keys, const idx_t lo, const idx_t hi, const uint xf)
+#endif
+{
+    const key_type a = to_order(keys[lo], xf), b = to_order(keys[hi], xf);
+    if (a > b) {
+        keys[lo] = from_order(b, xf);
+        keys[hi] = from_order(a, xf);
+#if VAL_BYTES
+        const val_type t = vals[lo];
+        vals[lo] = vals[hi];
+        vals[hi] = t;
+#endif
+    }
+}
+
 /* Index of the c-th comparator's lower element for a stride-j level: insert a zero bit at j. */
 inline idx_t insert_zero(const idx_t c, const idx_t j)
 {

@@ -135,18 +135,7 @@ __kernel void oem_global_level(__global key_type *restrict keys VALS_PARAM, cons
     const idx_t lo = insert_zero(get_global_id(0), k) + k, hi = lo + k;
     if (hi >= n || !OEM_PAIR_OK(lo, k, p))
         return;
-    keys += SEGMENT_BASE();
-    const key_type a = to_order(keys[lo], xf), b = to_order(keys[hi], xf);
-    if (a > b) {
-        keys[lo] = from_order(b, xf);
-        keys[hi] = from_order(a, xf);
-#if VAL_BYTES
-        vals += SEGMENT_BASE();
-        const val_type t = vals[lo];
-        vals[lo] = vals[hi];
-        vals[hi] = t;
-#endif
-    }
+    global_cmpx(keys + SEGMENT_BASE() VALS_SEGMENT_ARG, lo, hi, xf);
 }
 
 /* (c) Levels TILE/2, ..., 1 of the merge with half-size p = 1 << log_p >= TILE, from keys (the

@@ -88,16 +88,5 @@ __kernel void oet_merge_pairs(__global key_type *restrict keys VALS_PARAM, const
     const idx_t hi = (2 * q + parity) * TILE + 2 * TILE - 1 - o;
     if (hi >= n)
         return;
-    keys += SEGMENT_BASE();
-    const key_type a = to_order(keys[lo], xf), b = to_order(keys[hi], xf);
-    if (a > b) {
-        keys[lo] = from_order(b, xf);
-        keys[hi] = from_order(a, xf);
-#if VAL_BYTES
-        vals += SEGMENT_BASE();
-        const val_type t = vals[lo];
-        vals[lo] = vals[hi];
-        vals[hi] = t;
-#endif
-    }
+    global_cmpx(keys + SEGMENT_BASE() VALS_SEGMENT_ARG, lo, hi, xf);
 }
