@@ -15,7 +15,8 @@ ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihos
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(SAN) -Iinclude $(CXXFLAGS)
 LDLIBS  = -lOpenCL -lpthread -lm
 
-DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libinih-dev gnuplot-nox
+DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libinih-dev gnuplot-nox \
+           clang libclang-rt-dev valgrind
 
 KERNELS   = kernels/common.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl
 LIB_SRCS  = $(wildcard host/*.c)
@@ -140,7 +141,7 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:de
 
 check-sanitize:
 	$(MAKE) BUILD=$(SAN_BUILD) SAN="$(SAN_FLAGS)" OPT=-O1 all tests
-	$(SAN_ENV) CLSORT_TEST_TIMEOUT=$${CLSORT_TEST_TIMEOUT:-1800} BUILD=$(SAN_BUILD) sh tests/run_tests.sh
+	$(SAN_ENV) CLSORT_TEST_SAN="$(SAN_FLAGS)" CLSORT_TEST_TIMEOUT=$${CLSORT_TEST_TIMEOUT:-1800} BUILD=$(SAN_BUILD) sh tests/run_tests.sh
 
 # Memcheck of the CLI on small inputs: an in-place sort, pairs through -R/-k, an external sort
 # with runs, and -c. PoCL/ocl-icd noise is suppressed by tests/sanitize/valgrind.supp.

@@ -72,7 +72,9 @@ int main(int argc, char **argv)
     return bad;
 }
 CEOF
-cc -std=c11 -Iinclude -o "$tmp/check" "$tmp/check.c" "$BUILD/libclsort.a" -lOpenCL -lpthread -lm -linih \
+# CLSORT_TEST_SAN: the sanitizer flags the library was built with (make check-sanitize).
+${CC:-cc} -std=c11 $CLSORT_TEST_SAN -Iinclude -o "$tmp/check" "$tmp/check.c" "$BUILD/libclsort.a" \
+    -lOpenCL -lpthread -lm -linih \
     >"$tmp/cc.txt" 2>&1
 check "the check program builds" '[ -x "$tmp/check" ]'
 "$tmp/check" "$dev" "$conf" >"$tmp/check.txt" 2>&1
