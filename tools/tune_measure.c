@@ -440,8 +440,8 @@ void tune_measure_auto(tune_state *s, double deadline)
     int alive[TUNE_NETS] = {1, 1, 1};
     s->nauto = 0;
     for (uint64_t n = lo; n <= hi && s->nauto < TUNE_MAX_POINTS; n <<= step) {
-        if (tune_now() > deadline)
-            break;
+        if (tune_now() > deadline && s->nauto > 0)
+            break; /* past the budget: still one point, so the config gets its [auto] rules */
         tune_point *pt = &s->auto_pts[s->nauto];
         memset(pt, 0, sizeof *pt);
         pt->n = n;
@@ -515,8 +515,8 @@ void tune_measure_host_fallback(tune_state *s, double deadline)
     int device_won = 0;
     const int reps = s->reps < 2 ? 3 : s->reps + 1;
     for (uint64_t n = lo; n <= hi && s->nhost < TUNE_MAX_POINTS; n <<= step) {
-        if (tune_now() > deadline)
-            break;
+        if (tune_now() > deadline && s->nhost > 0)
+            break; /* past the budget: still one point, so host_fallback_max gets written */
         tune_point *pt = &s->host_pts[s->nhost];
         memset(pt, 0, sizeof *pt);
         pt->n = n;
