@@ -5,9 +5,11 @@
  * main before anything else runs makes every later thread inherit the block, so the signals can
  * only be taken by sigwait() in our thread, which may then use a mutex, free() and stdio safely.
  * Holding the same mutex around create/rename means a signal never sees a half-made change. */
+#define _GNU_SOURCE /* O_TMPFILE (Linux) for run files that never have a name */
 #include "clsort_signals.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -144,6 +146,19 @@ int cli_tmp_create(char *templ)
 
 int cli_tmp_create_anonymous(char *templ)
 {
+#ifdef O_TMPFILE
+    /* A file that never has a name (Linux): nothing can be left behind even by SIGKILL. With
+     * mkstemp + unlink below, a kill between the two calls would leave a run file. */
+    char *slash = strrchr(templ, '/');
+    if (slash) {
+        *slash = 0;
+        const int tfd = open(templ, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        *slash = '/';
+        if (tfd >= 0)
+            return tfd;
+    }
+#endif
+    /* Filesystems without O_TMPFILE: a named file, unlinked at once. */
     pthread_mutex_lock(&tmp_lock);
     const int fd = mkstemp(templ);
     const int err = errno;

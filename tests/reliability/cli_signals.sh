@@ -39,7 +39,7 @@ one_interrupt() {
     pid=$!
     case $when in
     tmpfile) wait_for "ls -A intr | grep -q clsort-" $pid; what="once the temporary output exists" ;;
-    runs) wait_for "test \$(ls -l /proc/$pid/fd | grep -c '$rundir/clsort-run.*(deleted)') -ge 2" $pid
+    runs) wait_for "test \$(ls -l /proc/$pid/fd | grep -c '$rundir/.*(deleted)') -ge 2" $pid
         what="while several runs are open" ;;
     *) sleep "$when"; what="after ${when}s" ;;
     esac
