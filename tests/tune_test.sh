@@ -68,6 +68,7 @@ int main(int argc, char **argv)
         if (sum2 != sum) bad = 1;
     }
     printf("%s\n", bad ? "bad" : "good");
+    free(k);
     clsort_destroy(ctx);
     return bad;
 }
