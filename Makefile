@@ -13,7 +13,7 @@ WARN     = -Wall -Wextra -Wpedantic $(if $(WERROR),-Werror)
 SAN     ?=
 ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost -I$(BUILD) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(SAN) -Iinclude $(CXXFLAGS)
-LDLIBS  = -lOpenCL -lpthread -lm
+LDLIBS  = -lOpenCL -lpthread -lm -linih
 
 DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libinih-dev gnuplot-nox \
            clang libclang-rt-dev valgrind
@@ -22,10 +22,11 @@ KERNELS   = kernels/common.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernel
 LIB_SRCS  = $(wildcard host/*.c)
 LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o)
 PIC_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/pic/%.o)
-CLI_SRCS  = $(wildcard tools/clsort_*.c)
-TUNE_SRCS = $(wildcard tools/tune_*.c)
-BENCH_SRCS = $(wildcard tools/bench_*.c)
-BENCH_CXX  = $(wildcard tools/bench_*.cpp)
+# One folder per program under tools/ (docs/design.md, "Source layout").
+CLI_SRCS   = $(wildcard tools/clsort/*.c)
+TUNE_SRCS  = $(wildcard tools/clsort-tune/*.c)
+BENCH_SRCS = $(wildcard tools/clsort-bench/*.c)
+BENCH_CXX  = $(wildcard tools/clsort-bench/*.cpp)
 TEST_SRCS = $(wildcard tests/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
@@ -39,8 +40,10 @@ lib: $(BUILD)/libclsort.a $(BUILD)/libclsort.so
 tools: $(TOOLS)
 tests: $(TEST_BINS)
 
-# Kernels are real .cl files, embedded as byte arrays by a tiny host program (no xxd needed).
-$(BUILD)/embed: tools/embed.c | $(BUILD)
+# ---- The library ----
+# Kernels are real .cl files, embedded as byte arrays by a tiny build-time program in mk/ (no xxd
+# needed).
+$(BUILD)/embed: mk/embed.c | $(BUILD)
 	$(CC) -std=c11 -O2 -o $@ $<
 $(BUILD)/kernels_embedded.c: $(KERNELS) $(BUILD)/embed
 	$(BUILD)/embed $@ $(KERNELS)
@@ -62,13 +65,19 @@ $(BUILD)/libclsort.a: $(LIB_OBJS) $(BUILD)/obj/kernels_embedded.o
 $(BUILD)/libclsort.so: $(PIC_OBJS) $(BUILD)/pic/kernels_embedded.o
 	$(CC) -shared $(SAN) -Wl,-soname,libclsort.so.0 -o $@ $^ $(LDLIBS)
 
-# Tools use only the public header and link the static library.
-$(BUILD)/tobj:
+# ---- The tools ----
+# Tools use only the public header and link the static library. Each program's objects go to
+# $(BUILD)/tobj/<program>/, built with its own folder on the include path.
+$(BUILD)/tobj/clsort $(BUILD)/tobj/clsort-tune $(BUILD)/tobj/clsort-bench:
 	mkdir -p $@
-$(BUILD)/tobj/%.o: tools/%.c $(wildcard tools/*.h) include/clsort.h | $(BUILD)/tobj
-	$(CC) $(ALL_CFLAGS) -Itools -c -o $@ $<
-$(BUILD)/tobj/%.o: tools/%.cpp | $(BUILD)/tobj
-	$(CXX) $(ALL_CXXFLAGS) -Itools -c -o $@ $<
+$(BUILD)/tobj/clsort/%.o: tools/clsort/%.c $(wildcard tools/clsort/*.h) include/clsort.h | $(BUILD)/tobj/clsort
+	$(CC) $(ALL_CFLAGS) -Itools/clsort -c -o $@ $<
+$(BUILD)/tobj/clsort-tune/%.o: tools/clsort-tune/%.c $(wildcard tools/clsort-tune/*.h) include/clsort.h | $(BUILD)/tobj/clsort-tune
+	$(CC) $(ALL_CFLAGS) -Itools/clsort-tune -c -o $@ $<
+$(BUILD)/tobj/clsort-bench/%.o: tools/clsort-bench/%.c $(wildcard tools/clsort-bench/*.h) include/clsort.h | $(BUILD)/tobj/clsort-bench
+	$(CC) $(ALL_CFLAGS) -Itools/clsort-bench -c -o $@ $<
+$(BUILD)/tobj/clsort-bench/%.o: tools/clsort-bench/%.cpp $(wildcard tools/clsort-bench/*.h) include/clsort.h | $(BUILD)/tobj/clsort-bench
+	$(CXX) $(ALL_CXXFLAGS) -Itools/clsort-bench -c -o $@ $<
 $(BUILD)/clsort: $(CLI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 $(BUILD)/clsort-tune: $(TUNE_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
@@ -76,7 +85,8 @@ $(BUILD)/clsort-tune: $(TUNE_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsor
 $(BUILD)/clsort-bench: $(BENCH_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BENCH_CXX:tools/%.cpp=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
 
-# Tests: each tests/test_*.c is one program (TAP output); tests/run_tests.sh runs them all.
+# ---- Tests ----
+# Each tests/test_*.c is one program (TAP output); tests/run_tests.sh runs them all.
 $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libclsort.a | $(BUILD)/tests
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libclsort.a $(LDLIBS)
 
@@ -86,16 +96,7 @@ test: all tests
 check-werror:
 	$(MAKE) WERROR=1 all tests
 
-deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	else echo "deps: all present"; fi
-
-demo: deps all
-	sh tools/demo.sh $(BUILD)
-
+# ---- Install ----
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
 	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/clsort/devices
@@ -109,6 +110,21 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
+# ---- Dependencies ----
+# `make deps` installs the Debian packages above that are missing.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	else echo "deps: all present"; fi
+
+# ---- Demo ----
+# `make demo`: sorts 64 MiB of random keys with $(BUILD)/clsort and checks the result (mk/demo.sh).
+demo: deps all
+	sh mk/demo.sh $(BUILD)
+
+# ---- Plots ----
 # Benchmark plots (clsort-bench): `make plots CSV=docs/bench-XXX.csv` renders docs/bench-XXX-<type>.png,
 # keys/s against n on log-log axes, one line per network and per CPU reference (needs gnuplot).
 PLOTDIR ?= docs
@@ -117,8 +133,7 @@ plots:
 	@test -f "$(CSV)" || { echo "make plots: no such file: $(CSV)" >&2; exit 2; }
 	@command -v gnuplot >/dev/null || { echo "make plots: gnuplot not found (make deps installs it)" >&2; exit 2; }
 	mkdir -p $(PLOTDIR)
-	gnuplot -e "csv='$(CSV)'; outdir='$(PLOTDIR)'" tools/bench_plot.gp
-LDLIBS += -linih
+	gnuplot -e "csv='$(CSV)'; outdir='$(PLOTDIR)'" tools/clsort-bench/bench_plot.gp
 
 # ---- Reliability (issue 6; docs/testing.md): sanitizers, valgrind, fuzzing, fault injection ----
 # None of these run in `make test`; .ci/run calls them with the time bounds given here.
@@ -157,17 +172,21 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 60
 FUZZ_SAN   ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZERS     = args config records
-FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost -Itools \
+FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost -Itools/clsort \
               -I$(FUZZ_BUILD)
 
 # The library for the harnesses, built with clang by a sub-make (coverage without a main).
 fuzz-lib:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 $(FUZZ_BUILD)/libclsort.a
-$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c tools/clsort_args.c tools/clsort_util.c tools/clsort_progress.c $(FUZZ_BUILD)/libclsort.a
+FUZZ_CLI    = tools/clsort
+$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_CLI)/clsort_messages.c \
+                         $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/config.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
-$(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c tools/clsort_records.c tools/clsort_fileio.c tools/clsort_signals.c tools/clsort_util.c tools/clsort_progress.c host/hostsort.c
+$(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_CLI)/clsort_records.c $(FUZZ_CLI)/clsort_fileio.c \
+                            $(FUZZ_CLI)/clsort_signals.c $(FUZZ_CLI)/clsort_messages.c \
+                            $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c host/hostsort.c
 	@mkdir -p $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lpthread
 

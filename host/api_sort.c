@@ -1,6 +1,11 @@
 /* api_sort.c - the public sort calls: argument checks, the host fallback for small inputs,
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
-#include "internal.h"
+#include "hostsort.h"
+#include "plan.h"
+#include "run.h"
+#include "schedule.h"
+#include "scratch.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +58,22 @@ static void reset_stats(clsort_ctx *ctx)
 
 /* Host arrays -> scratch buffers -> sort -> host arrays, blocking. On failure the host arrays
  * are untouched: results are only read back once every launch was enqueued successfully. */
+/* Enqueues the sort of `count` arrays of n keys in buffers after the wait list; *done (if not
+ * NULL) gets the last event. The API drives the layers one way: it makes the plan (plan.c),
+ * starts the run (run.c), feeds it the schedule's steps (schedule.c) and ends the run. */
+static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_size, uint64_t n,
+                        uint64_t count, clsort_type type, clsort_algorithm algo, unsigned flags,
+                        cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, count, type, algo, flags, value_size, &plan);
+    clsort__run run;
+    int rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
+    if (rc == CLSORT_OK && !plan.empty)
+        rc = clsort__schedule(plan.net, plan.n, plan.params, clsort__run_step, &run);
+    return clsort__run_end(&run, rc);
+}
+
 static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
                        size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
 {
@@ -71,9 +92,9 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
                                    values, 0, NULL, NULL);
         CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "values");
     }
-    CLSORT__CHECK(clsort__enqueue_sort(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
-                                       values ? value_size : 0, n, count, type, algo, flags, 0,
-                                       NULL, NULL, NULL));
+    CLSORT__CHECK(enqueue_sort(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
+                               values ? value_size : 0, n, count, type, algo, flags, 0, NULL,
+                               NULL));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "sort kernels");
     err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, total * ks, keys, 0, NULL,
@@ -231,13 +252,13 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
                             "clsort_sort_buffer: values buffer holds fewer than n = %zu values", n);
     const uint64_t t0 = clsort__now_ns();
     reset_stats(ctx);
-    rc = clsort__enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
-                              num_wait, wait, done, NULL);
+    rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
+                      num_wait, wait, done);
     ctx->stats.total_ns = clsort__now_ns() - t0;
     return rc;
 }
 
-/* Public entry points: the per-context lock around the work (internal.h). */
+/* Public entry points: the per-context lock around the work (core.h). */
 int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
                 unsigned flags)
 {

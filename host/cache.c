@@ -7,8 +7,9 @@
  * a temporary file unique to the process and renamed into place, so readers never see half a
  * file and concurrent writers of the same entry both leave a valid one. Nothing here is fatal
  * and nothing is printed (only the CLSORT_DEBUG trace). CLSORT_NO_CACHE=1 turns it off. */
-#include "internal.h"
-#include "tuning_internal.h"
+#include "cache.h"
+
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,21 +52,7 @@ static int cache_disabled(void)
 
 int clsort__cache_dir(char *out, size_t out_size)
 {
-    const char *env = getenv("CLSORT_CACHE_DIR");
-    int n;
-    if (env && *env) {
-        n = snprintf(out, out_size, "%s", env);
-    } else {
-        const char *xdg = getenv("XDG_CACHE_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg == '/') /* XDG: relative values are invalid and ignored */
-            n = snprintf(out, out_size, "%s/clsort", xdg);
-        else if (home && *home)
-            n = snprintf(out, out_size, "%s/.cache/clsort", home);
-        else
-            return -1;
-    }
-    return n > 0 && (size_t)n < out_size ? 0 : -1;
+    return clsort__xdg_dir("CLSORT_CACHE_DIR", "XDG_CACHE_HOME", ".cache", out, out_size);
 }
 
 /* The key (malloc'ed) and the entry's path. Returns NULL if either cannot be formed. */

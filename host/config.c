@@ -2,8 +2,10 @@
  * (docs/tuning.md), parsed with inih and checked value by value against the device's limits,
  * else built-in defaults chosen by vendor and device type. Never fails: whatever is unusable is
  * replaced by defaults and reported through clsort__warn. */
-#include "internal.h"
-#include "tuning_internal.h"
+#include "config.h"
+
+#include "params.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -55,21 +57,7 @@ void clsort__config_file_name(const clsort__device *dev, char *out, size_t out_s
 
 int clsort__user_config_dir(char *out, size_t out_size)
 {
-    const char *env = getenv("CLSORT_CONFIG_DIR");
-    int n;
-    if (env && *env) {
-        n = snprintf(out, out_size, "%s", env);
-    } else {
-        const char *xdg = getenv("XDG_CONFIG_HOME");
-        const char *home = getenv("HOME");
-        if (xdg && *xdg == '/') /* XDG: relative values are invalid and ignored */
-            n = snprintf(out, out_size, "%s/clsort", xdg);
-        else if (home && *home)
-            n = snprintf(out, out_size, "%s/.config/clsort", home);
-        else
-            return -1;
-    }
-    return n > 0 && (size_t)n < out_size ? 0 : -1;
+    return clsort__xdg_dir("CLSORT_CONFIG_DIR", "XDG_CONFIG_HOME", ".config", out, out_size);
 }
 
 const char *clsort__installed_config_dir(void)

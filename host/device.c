@@ -1,6 +1,6 @@
 /* device.c - OpenCL platform and device discovery, the device facts clsort needs, and the
  * selection rules of clsort_create ("", "gpu", "cpu", "P:D", or part of a name). */
-#include "internal.h"
+#include "device.h"
 
 #include <ctype.h>
 #include <stdlib.h>

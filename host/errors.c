@@ -1,6 +1,6 @@
 /* errors.c - status codes and their messages, OpenCL error names, and the failure text and
  * warnings kept on a context. The library never prints, except the CLSORT_DEBUG trace. */
-#include "internal.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>

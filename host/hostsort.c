@@ -1,7 +1,7 @@
 /* hostsort.c - the CPU path: an LSD radix sort with the documented order, used for inputs too
  * small to be worth a device round trip (the crossover comes from the tuner), and the host side
  * of CLSORT_STABLE. Radix sort is stable, which keeps the fallback's pairs in input order. */
-#include "internal.h"
+#include "hostsort.h"
 
 #include <stdlib.h>
 #include <string.h>

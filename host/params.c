@@ -1,6 +1,6 @@
 /* params.c - kernel parameters: built-in defaults derived from the device's limits, the checks
  * every value passes before use, and the one function that turns them into -D build options. */
-#include "internal.h"
+#include "params.h"
 
 #include <string.h>
 

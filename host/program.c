@@ -1,12 +1,15 @@
 /* program.c - builds a network's program for given parameters, keeps it in a per-context
  * in-memory cache keyed by the build options, and hands out its kernels. The disk cache
  * (cache.c) sits under this: a hit there skips the compiler. */
-#include "internal.h"
+#include "program.h"
+
+#include "cache.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Embedded at build time from the kernels/ sources by tools/embed.c. */
+/* Embedded at build time from the kernels/ sources by mk/embed.c. */
 extern const char clsort__src_common[], clsort__src_bitonic[], clsort__src_oddeven_merge[],
     clsort__src_transposition[];
 extern const size_t clsort__src_common_len, clsort__src_bitonic_len,
@@ -91,11 +94,11 @@ fail:
     return rc;
 }
 
-int clsort__get_program(clsort_ctx *ctx, int net, int width, int valkind, int index_bits,
-                        const clsort_params *p, clsort__program **out)
+int clsort__get_program(clsort_ctx *ctx, int net, int index_bits, const char *build_options,
+                        clsort__program **out)
 {
     char options[1024];
-    clsort__build_options(net, width, valkind, index_bits, p, options, sizeof options);
+    snprintf(options, sizeof options, "%s", build_options);
     const char *extra = getenv("CLSORT_BUILD_OPTIONS"); /* fault injection and experiments */
     if (extra && *extra) {
         strncat(options, " ", sizeof options - strlen(options) - 1);

@@ -1,7 +1,7 @@
 /* schedule.c - the sequence of launches for each network (docs/kernels.md has the diagrams).
  * Pure arithmetic on (network, n, parameters): no OpenCL here, so the tests, the benchmark's
  * pass counts and the data-obliviousness check all see exactly what run.c enqueues. */
-#include "internal.h"
+#include "schedule.h"
 
 uint64_t clsort__next_pow2(uint64_t x)
 {

@@ -231,6 +231,8 @@ int main(int argc, char **argv)
                  (long)getpid());
         const int ok = sort_fresh(20000);
         unlink(trace_path);
+        if (!ok) /* the parent only sees the exit status: say here what went wrong */
+            fprintf(stderr, "# child %ld failed; its trace:\n%s\n", (long)getpid(), trace);
         return ok ? 0 : 1;
     }
     const ssize_t len = readlink("/proc/self/exe", self_path, sizeof self_path - 1);

@@ -1,5 +1,5 @@
 /* fuzz_args.c - libFuzzer harness for the clsort command line: the size parser (cli_parse_size)
- * and the whole option parser (cli_parse_args), compiled from tools/clsort_args.c unchanged.
+ * and the whole option parser (cli_parse_args), compiled from tools/clsort/clsort_args.c unchanged.
  *
  * Input: NUL-separated arguments (argv[0] is "clsort"). The first argument is also given to
  * cli_parse_size on its own. Properties checked besides "no crash, no sanitizer report":
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "clsort_args.h"
-#include "clsort_util.h"
+#include "clsort_messages.h"
 
 #define MAX_ARGS 64
 

@@ -1,0 +1,303 @@
+/* api_context.c - the public calls around a context: creating and destroying it, parameters
+ * and statistics access, device facts and listing, and the version. */
+#include "config.h"
+#include "device.h"
+#include "params.h"
+#include "program.h"
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+unsigned clsort_version_number(void)
+{
+    return CLSORT_VERSION_NUMBER;
+}
+
+const char *clsort_version_string(void)
+{
+    return CLSORT_VERSION_STRING;
+}
+
+/* Everything a new context needs once it has a device, a context and a queue. */
+static int finish_create(clsort_ctx *ctx)
+{
+    const char *dbg = getenv("CLSORT_DEBUG");
+    ctx->debug = (dbg && *dbg && strcmp(dbg, "0") != 0) ? (atoi(dbg) > 1 ? atoi(dbg) : 1) : 0;
+    cl_command_queue_properties props = 0;
+    clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+    ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    clsort__load_config(ctx); /* fills ctx->configured, auto rules, host fallback, warnings */
+    memcpy(ctx->params, ctx->configured, sizeof ctx->params);
+    clsort__trace(ctx, "device %u:%u %s (%s), config: %s", ctx->dev.platform_index,
+                  ctx->dev.device_index, ctx->dev.name, ctx->dev.driver, ctx->config_source);
+    return CLSORT_OK;
+}
+
+int clsort_create(clsort_ctx **out, const char *device)
+{
+    if (!out)
+        return CLSORT_ERR_INVALID_ARG;
+    *out = NULL;
+    clsort_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return CLSORT_ERR_OUT_OF_MEMORY;
+    pthread_mutex_init(&ctx->lock, NULL);
+    char why[512];
+    int rc = clsort__select_device(device, &ctx->dev, why, sizeof why);
+    if (rc != CLSORT_OK) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return rc;
+    }
+    cl_int err;
+    cl_context_properties cprops[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->dev.platform,
+                                      0};
+    ctx->context = clCreateContext(cprops, 1, &ctx->dev.id, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        rc = clsort__cl_fail(ctx, err, "clCreateContext", ctx->dev.name);
+        goto fail;
+    }
+    ctx->queue = clCreateCommandQueue(ctx->context, ctx->dev.id, CL_QUEUE_PROFILING_ENABLE, &err);
+    if (err != CL_SUCCESS) {
+        rc = clsort__cl_fail(ctx, err, "clCreateCommandQueue", ctx->dev.name);
+        goto fail;
+    }
+    CLSORT__CHECK(finish_create(ctx));
+    *out = ctx;
+    return CLSORT_OK;
+fail:
+    clsort_destroy(ctx);
+    return rc;
+}
+
+typedef struct find_ids {
+    cl_device_id id;
+    unsigned p, d;
+    int found;
+} find_ids;
+
+static int match_id(const clsort__device *dev, void *user)
+{
+    find_ids *f = user;
+    if (dev->id != f->id)
+        return 0;
+    f->p = dev->platform_index;
+    f->d = dev->device_index;
+    f->found = 1;
+    return 1;
+}
+
+int clsort_create_with_queue(clsort_ctx **out, cl_command_queue queue)
+{
+    if (!out)
+        return CLSORT_ERR_INVALID_ARG;
+    *out = NULL;
+    if (!queue)
+        return CLSORT_ERR_INVALID_ARG;
+    clsort_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return CLSORT_ERR_OUT_OF_MEMORY;
+    pthread_mutex_init(&ctx->lock, NULL);
+    int rc = CLSORT_OK;
+    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->context,
+                                       &ctx->context, NULL);
+    err |= clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->dev.id, &ctx->dev.id, NULL);
+    if (err != CL_SUCCESS) {
+        pthread_mutex_destroy(&ctx->lock);
+        free(ctx);
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    clRetainContext(ctx->context);
+    clRetainCommandQueue(queue);
+    ctx->queue = queue;
+    if (clsort__query_device(&ctx->dev) != CLSORT_OK) {
+        rc = clsort__fail(ctx, CLSORT_ERR_OPENCL, "clGetDeviceInfo failed on the queue's device");
+        goto fail;
+    }
+    find_ids f = {ctx->dev.id, 0, 0, 0};
+    clsort__for_each_device(match_id, &f);
+    ctx->dev.platform_index = f.p;
+    ctx->dev.device_index = f.d;
+    CLSORT__CHECK(finish_create(ctx));
+    *out = ctx;
+    return CLSORT_OK;
+fail:
+    clsort_destroy(ctx);
+    return rc;
+}
+
+void clsort_destroy(clsort_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    if (ctx->stat_first)
+        clReleaseEvent(ctx->stat_first);
+    if (ctx->stat_last)
+        clReleaseEvent(ctx->stat_last);
+    for (int i = 0; i < 4; ++i)
+        if (ctx->scratch[i])
+            clReleaseMemObject(ctx->scratch[i]);
+    clsort__release_programs(ctx);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->context)
+        clReleaseContext(ctx->context);
+    free(ctx->last_error);
+    free(ctx->warnings);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+static void fill_info(const clsort__device *dev, clsort_device_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->name = dev->name;
+    info->vendor = dev->vendor;
+    info->driver = dev->driver;
+    info->platform = dev->platform_name;
+    info->type = clsort__device_type_name(dev->type);
+    info->platform_index = dev->platform_index;
+    info->device_index = dev->device_index;
+    info->compute_units = dev->compute_units;
+    info->global_mem = dev->global_mem;
+    info->max_alloc = dev->max_alloc;
+    info->local_mem = dev->local_mem;
+    info->max_work_group = dev->max_wg;
+    info->has_fp64 = dev->fp64;
+}
+
+int clsort_get_device_info(const clsort_ctx *ctx, clsort_device_info *info)
+{
+    if (!ctx || !info)
+        return CLSORT_ERR_INVALID_ARG;
+    fill_info(&ctx->dev, info);
+    info->config_source = ctx->config_source;
+    return CLSORT_OK;
+}
+
+typedef struct list_state {
+    void (*fn)(const clsort_device_info *, int, void *);
+    void *user;
+    clsort__device def;
+    int have_def;
+} list_state;
+
+static int list_one(const clsort__device *dev, void *user)
+{
+    list_state *s = user;
+    clsort_device_info info;
+    char source[1024];
+    fill_info(dev, &info);
+    clsort__config_source_for(dev, source, sizeof source);
+    info.config_source = source;
+    const int is_def = s->have_def && s->def.id == dev->id;
+    if (s->fn)
+        s->fn(&info, is_def, s->user);
+    return 0;
+}
+
+int clsort_list_devices(void (*fn)(const clsort_device_info *, int, void *), void *user)
+{
+    list_state s;
+    memset(&s, 0, sizeof s);
+    s.fn = fn;
+    s.user = user;
+    char why[256];
+    s.have_def = clsort__select_device(NULL, &s.def, why, sizeof why) == CLSORT_OK;
+    return clsort__for_each_device(list_one, &s);
+}
+
+static int param_slot(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
+                      size_t value_size, int *net, int *width, int *valkind)
+{
+    *net = clsort__network_index(algo);
+    *valkind = clsort__valkind_index(value_size);
+    if (!ctx || *net < 0 || *valkind < 0 || !clsort_type_size(type))
+        return CLSORT_ERR_INVALID_ARG;
+    *width = clsort__width_index(type);
+    return CLSORT_OK;
+}
+
+static int clsort_get_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      clsort_params *params)
+{
+    int net, width, valkind;
+    if (!params || param_slot(ctx, algo, type, value_size, &net, &width, &valkind))
+        return CLSORT_ERR_INVALID_ARG;
+    *params = ctx->params[net][width][valkind];
+    return CLSORT_OK;
+}
+
+static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      const clsort_params *params)
+{
+    int net, width, valkind;
+    if (!params || param_slot(ctx, algo, type, value_size, &net, &width, &valkind))
+        return ctx ? clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: bad argument")
+                   : CLSORT_ERR_INVALID_ARG;
+    if (!params->wg_size && !params->vec_step && !params->tile && !params->keys_per_item) {
+        ctx->params[net][width][valkind] = ctx->configured[net][width][valkind];
+        return CLSORT_OK;
+    }
+    /* Zero fields keep the configured value. */
+    const clsort_params *c = &ctx->configured[net][width][valkind];
+    clsort_params p = *params;
+    p.wg_size = p.wg_size ? p.wg_size : c->wg_size;
+    p.vec_step = p.vec_step ? p.vec_step : c->vec_step;
+    p.tile = p.tile ? p.tile : c->tile;
+    p.keys_per_item = p.keys_per_item ? p.keys_per_item : c->keys_per_item;
+    char why[512];
+    if (clsort__check_params(&ctx->dev, net, width, valkind, &p, why, sizeof why))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: %s", why);
+    ctx->params[net][width][valkind] = p;
+    return CLSORT_OK;
+}
+
+static int clsort_get_stats_locked(clsort_ctx *ctx, clsort_stats *stats)
+{
+    if (!ctx || !stats)
+        return CLSORT_ERR_INVALID_ARG;
+    if (ctx->stat_last) {
+        /* A sort_buffer may still be running: its device time is known once it ends. */
+        clWaitForEvents(1, &ctx->stat_last);
+        ctx->stats.device_ns = clsort__event_span_ns(ctx->stat_first, ctx->stat_last);
+    }
+    *stats = ctx->stats;
+    return CLSORT_OK;
+}
+
+/* Public entry points: the per-context lock around the work (core.h). */
+int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      clsort_params *params)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_get_params_locked(ctx, algo, type, value_size, params);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      const clsort_params *params)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_set_params_locked(ctx, algo, type, value_size, params);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_get_stats_locked(ctx, stats);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}

@@ -1,0 +1,38 @@
+/* run.h - the execution of a plan on the context's queue (run.c): the caller makes the plan
+ * (plan.h), starts a run, feeds it the schedule's steps (schedule.h) and ends it. */
+#ifndef CLSORT_RUN_H
+#define CLSORT_RUN_H
+
+#include "core.h"
+#include "plan_types.h"
+
+/* One sort being enqueued: its buffers, program, wait list and events so far. */
+typedef struct clsort__run {
+    clsort_ctx *ctx;
+    const clsort__plan *plan;
+    clsort__program *prog;
+    cl_mem keys, vals, aux_keys, aux_vals;
+    cl_uint num_wait;
+    const cl_event *wait;
+    cl_event *done_out, *first_out;     /* the caller's event pointers, filled by clsort__run_end */
+    cl_event first, last;
+    int want_events;
+    unsigned launches;
+} clsort__run;
+
+/* Starts the run of plan on keys (and vals, NULL for keys alone) after the wait list: resets the
+ * statistics, grows the auxiliary buffers the plan needs and gets its program. done and first
+ * (either may be NULL) receive the last and first events at the end. On failure the run must
+ * still be ended with clsort__run_end. */
+int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
+                      cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
+                      clsort__run *run);
+/* Enqueues one step (a clsort__emit_fn: user is the clsort__run). */
+int clsort__run_step(const clsort__step *step, void *user);
+/* Ends the run: rc is the status so far. On success it honours an empty run's wait list, records
+ * the statistics and hands out the events; either way it releases what the run holds. Returns rc. */
+int clsort__run_end(clsort__run *run, int rc);
+/* Device time between two profiled events (first start to last end), 0 if unavailable. */
+uint64_t clsort__event_span_ns(cl_event first, cl_event last);
+
+#endif /* CLSORT_RUN_H */

@@ -1,0 +1,19 @@
+/* schedule.h - the sequence of launches of each network (schedule.c): pure arithmetic on
+ * (network, n, parameters), no OpenCL calls. */
+#ifndef CLSORT_SCHEDULE_H
+#define CLSORT_SCHEDULE_H
+
+#include "clsort.h"
+#include "plan_types.h"
+
+/* Whether a schedule uses auxiliary buffers (as large as the data) for this n. */
+int clsort__schedule_needs_aux(int net, uint64_t n, const clsort_params *p);
+/* Calls emit for every launch that sorts n keys with network `net` and parameters p, in order.
+ * Stops and returns emit's status if it is not CLSORT_OK. The schedule depends only on
+ * (net, n, p): never on key values (docs/security.md). */
+int clsort__schedule(int net, uint64_t n, const clsort_params *p, clsort__emit_fn emit,
+                     void *user);
+uint64_t clsort__next_pow2(uint64_t x);
+unsigned clsort__log2(uint64_t x);
+
+#endif /* CLSORT_SCHEDULE_H */

@@ -1,0 +1,26 @@
+/* scratch.c - the context's scratch device buffers, grown on demand and reused across calls:
+ * 0 and 1 hold host-array sorts' keys and values, 2 and 3 the auxiliary ones of out-of-place
+ * passes. clsort_destroy releases them. */
+#include "scratch.h"
+
+int clsort__ensure_scratch(clsort_ctx *ctx, int i, size_t size)
+{
+    if (ctx->scratch_size[i] >= size && ctx->scratch[i])
+        return CLSORT_OK;
+    if (ctx->scratch[i])
+        clReleaseMemObject(ctx->scratch[i]);
+    ctx->scratch[i] = NULL;
+    ctx->scratch_size[i] = 0;
+    if (size > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "clCreateBuffer(%zu bytes): larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE "
+                            "(%llu bytes) of %s",
+                            size, (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, size, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clsort__cl_fail(ctx, err, "clCreateBuffer", "scratch");
+    ctx->scratch[i] = m;
+    ctx->scratch_size[i] = size;
+    return CLSORT_OK;
+}

@@ -1,0 +1,19 @@
+/* util.h - small leaf helpers that any host module may use: a monotonic clock and the XDG
+ * directory rule. They depend on nothing in the library. Never installed. */
+#ifndef CLSORT_UTIL_H
+#define CLSORT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t clsort__now_ns(void);
+
+/* clsort's directory of one XDG kind (docs/tuning.md): $override_var if set and not empty, else
+ * $xdg_var/clsort if that is absolute (XDG ignores relative values), else
+ * $HOME/home_subdir/clsort. E.g. ("CLSORT_CACHE_DIR", "XDG_CACHE_HOME", ".cache").
+ * Returns 0, or -1 if none can be formed or it does not fit in out. */
+int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *home_subdir,
+                    char *out, size_t out_size);
+
+#endif /* CLSORT_UTIL_H */

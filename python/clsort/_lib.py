@@ -1,0 +1,145 @@
+"""_lib.py - finds and loads libclsort and declares the C functions of include/clsort.h for ctypes.
+
+Nothing here knows about NumPy or PyOpenCL; api.py builds the Python interface on top.
+"""
+import ctypes
+import ctypes.util
+import os
+import threading
+
+# Mirrors of the structs in include/clsort.h (0.3.x). Field order and types must match the header.
+
+
+class DeviceInfoStruct(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("vendor", ctypes.c_char_p),
+        ("driver", ctypes.c_char_p),
+        ("platform", ctypes.c_char_p),
+        ("type", ctypes.c_char_p),
+        ("platform_index", ctypes.c_uint),
+        ("device_index", ctypes.c_uint),
+        ("compute_units", ctypes.c_uint),
+        ("global_mem", ctypes.c_uint64),
+        ("max_alloc", ctypes.c_uint64),
+        ("local_mem", ctypes.c_uint64),
+        ("max_work_group", ctypes.c_size_t),
+        ("has_fp64", ctypes.c_int),
+        ("config_source", ctypes.c_char_p),
+    ]
+
+
+class StatsStruct(ctypes.Structure):
+    _fields_ = [
+        ("algorithm", ctypes.c_int),
+        ("host_fallback", ctypes.c_int),
+        ("launches", ctypes.c_uint),
+        ("global_passes", ctypes.c_uint),
+        ("device_ns", ctypes.c_uint64),
+        ("total_ns", ctypes.c_uint64),
+    ]
+
+
+LIST_DEVICES_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(DeviceInfoStruct), ctypes.c_int,
+                                   ctypes.c_void_p)
+
+_p = ctypes.c_void_p  # clsort_ctx *, cl_mem, cl_command_queue and cl_event are all pointers
+_i, _u, _sz = ctypes.c_int, ctypes.c_uint, ctypes.c_size_t
+
+# name: (restype, argtypes). Every sort call takes (type, algorithm, flags) as (int, int, unsigned).
+_REQUIRED = {
+    "clsort_version_number": (_u, []),
+    "clsort_version_string": (ctypes.c_char_p, []),
+    "clsort_strerror": (ctypes.c_char_p, [_i]),
+    "clsort_status_name": (ctypes.c_char_p, [_i]),
+    "clsort_type_name": (ctypes.c_char_p, [_i]),
+    "clsort_algorithm_name": (ctypes.c_char_p, [_i]),
+    "clsort_algorithm_parse": (_i, [ctypes.c_char_p, ctypes.POINTER(_i)]),
+    "clsort_create": (_i, [ctypes.POINTER(_p), ctypes.c_char_p]),
+    "clsort_create_with_queue": (_i, [ctypes.POINTER(_p), _p]),
+    "clsort_destroy": (None, [_p]),
+    "clsort_last_error": (ctypes.c_char_p, [_p]),
+    "clsort_warnings": (ctypes.c_char_p, [_p]),
+    "clsort_sort": (_i, [_p, _p, _sz, _i, _i, _u]),
+    "clsort_sort_pairs": (_i, [_p, _p, _p, _sz, _sz, _i, _i, _u]),
+    "clsort_sort_buffer": (_i, [_p, _p, _p, _sz, _sz, _i, _i, _u, ctypes.c_uint32, _p,
+                                ctypes.POINTER(_p)]),
+    "clsort_sort_batch": (_i, [_p, _p, _sz, _sz, _i, _i, _u]),
+    "clsort_get_device_info": (_i, [_p, ctypes.POINTER(DeviceInfoStruct)]),
+    "clsort_list_devices": (_i, [LIST_DEVICES_FN, _p]),
+    "clsort_get_stats": (_i, [_p, ctypes.POINTER(StatsStruct)]),
+    "clsort_set_host_fallback_max": (_i, [_p, ctypes.c_uint64]),
+    "clsort_get_host_fallback_max": (_i, [_p, ctypes.POINTER(ctypes.c_uint64)]),
+}
+
+# Functions newer than 0.3.0 (issue 12, segmented sort): bound when present, else left None.
+_OPTIONAL = {
+    "clsort_sort_segments": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u]),
+    "clsort_sort_segments_buffer": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u, ctypes.c_uint32,
+                                         _p, ctypes.POINTER(_p)]),
+}
+
+
+def _candidates():
+    """Where to look for the library, in order, as (description, path or name)."""
+    env = os.environ.get("CLSORT_LIBRARY")
+    if env:
+        # An explicit choice is the only candidate: silently falling back would hide a typo.
+        return [("CLSORT_LIBRARY", env)]
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = [("bundled", os.path.join(here, name)) for name in ("libclsort.so.0", "libclsort.so")]
+    found = ctypes.util.find_library("clsort")
+    if found:
+        out.append(("find_library", found))
+    out.append(("soname", "libclsort.so.0"))
+    # Run from a checkout (python/clsort/ inside the repository): the tree's own build.
+    out.append(("build tree", os.path.join(here, os.pardir, os.pardir, "build", "libclsort.so")))
+    return out
+
+
+class Library:
+    """The loaded shared library: `fn` holds the bound functions, `path` where it came from."""
+
+    def __init__(self):
+        tried = []
+        self.cdll = None
+        for how, where in _candidates():
+            if os.sep in where and not os.path.exists(where):
+                tried.append("%s (%s): no such file" % (where, how))
+                continue
+            try:
+                self.cdll = ctypes.CDLL(where)
+                self.path = os.path.abspath(where) if os.sep in where else where
+                break
+            except OSError as e:
+                tried.append("%s (%s): %s" % (where, how, e))
+        if self.cdll is None:
+            raise OSError("clsort: cannot load libclsort; set CLSORT_LIBRARY to its path. Tried:\n  "
+                          + "\n  ".join(tried))
+        for name, (restype, argtypes) in _REQUIRED.items():
+            try:
+                f = getattr(self.cdll, name)
+            except AttributeError:
+                raise OSError("clsort: %s lacks %s; it is older than this package expects"
+                              % (self.path, name)) from None
+            f.restype, f.argtypes = restype, argtypes
+            setattr(self, name[len("clsort_"):], f)
+        for name, (restype, argtypes) in _OPTIONAL.items():
+            f = getattr(self.cdll, name, None)
+            if f is not None:
+                f.restype, f.argtypes = restype, argtypes
+            setattr(self, name[len("clsort_"):], f)
+
+
+_loaded = None
+_load_lock = threading.Lock()
+
+
+def lib():
+    """Returns the Library, loading it on first use (so `import clsort` works without it)."""
+    global _loaded
+    if _loaded is None:
+        with _load_lock:
+            if _loaded is None:
+                _loaded = Library()
+    return _loaded

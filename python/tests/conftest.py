@@ -1,0 +1,125 @@
+"""Shared fixtures and the reference order for the clsort Python tests.
+
+The reference is the header's order: integers numerically, floats by IEEE totalOrder, compared
+bit for bit (numpy.sort neither orders -0.0 before +0.0 nor NaNs by sign and payload).
+Set CLSORT_TEST_SEED to replay a run; the seed is printed in the header of the report.
+"""
+import os
+import random
+import zlib
+
+import numpy as np
+import pytest
+
+import clsort
+
+DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
+SIZES = [0, 1, 2, 1023, 1025, 100000]
+SEED = int(os.environ.get("CLSORT_TEST_SEED") or random.SystemRandom().randrange(1 << 32))
+DEVICE = os.environ.get("CLSORT_DEVICE") or None
+
+
+def pytest_report_header(config):
+    return ["clsort: library %s (%s), seed %d (CLSORT_TEST_SEED to replay), device %r"
+            % (clsort.library_version(), clsort.library_path(), SEED, DEVICE)]
+
+
+@pytest.fixture
+def rng(request):
+    # One stream per test, so a test's data does not depend on which tests ran before it.
+    return np.random.default_rng([SEED, zlib.crc32(request.node.nodeid.encode())])
+
+
+@pytest.fixture(scope="session")
+def ctx():
+    """A context with the library's defaults (small inputs take the host fallback)."""
+    with clsort.Context(DEVICE) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
+def dev_ctx():
+    """A context that always runs the device networks, so small sizes test the kernels too."""
+    with clsort.Context(DEVICE) as c:
+        c.host_fallback_max = 0
+        yield c
+
+
+def unsigned(dtype):
+    return np.dtype("u%d" % np.dtype(dtype).itemsize)
+
+
+def bits(a):
+    return np.ascontiguousarray(a).view(unsigned(a.dtype))
+
+
+def order_key(a):
+    """Unsigned keys whose numeric order is the header's order of `a`'s values."""
+    u = bits(a)
+    width = u.dtype.itemsize * 8
+    sign = u.dtype.type(1) << u.dtype.type(width - 1)
+    kind = a.dtype.kind
+    if kind == "u":
+        return u
+    if kind == "i":
+        return u ^ sign
+    # totalOrder: negative floats (sign bit set) reverse, positive ones go above them all.
+    return np.where(u & sign, ~u, u | sign)
+
+
+def reference_order(a, descending=False):
+    """Positions that sort `a` stably in the header's order (descending: equal keys still keep
+    their input order, as CLSORT_STABLE does in both directions)."""
+    k = order_key(a)
+    return np.argsort(~k if descending else k, kind="stable")
+
+
+def reference_sort(a, descending=False):
+    return a[reference_order(a, descending)]
+
+
+FLOAT_SPECIALS = {
+    np.float32: [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
+                 0x7FC00001, 0x7F800001, 0xFF800123, 0x00000001, 0x80000001, 0x7F7FFFFF],
+    np.float64: [0x0, 0x8000000000000000, 0x7FF0000000000000, 0xFFF0000000000000,
+                 0x7FF8000000000000, 0xFFF8000000000000, 0x7FF8000000000001,
+                 0x7FF0000000000001, 0xFFF0000000000123, 0x1, 0x8000000000000001,
+                 0x7FEFFFFFFFFFFFFF],
+}
+
+
+def make_keys(rng, dtype, n, distinct=None):
+    """n keys of dtype: the full range, duplicates, extremes; floats with ±0, ±inf, NaNs of both
+    signs and several payloads (quiet and signalling), subnormals. distinct=k draws from k
+    values only (many equal keys)."""
+    dtype = np.dtype(dtype).type
+    if dtype in FLOAT_SPECIALS:
+        a = (rng.standard_normal(n) * 1e3).astype(dtype)
+        specials = np.array(FLOAT_SPECIALS[dtype], dtype=unsigned(dtype)).view(dtype)
+        if n:
+            pick = rng.random(n) < 0.1
+            a[pick] = rng.choice(specials, pick.sum())
+    else:
+        info = np.iinfo(dtype)
+        a = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        if n:
+            pick = rng.random(n) < 0.25  # a quarter drawn from a small range: duplicates
+            a[pick] = rng.integers(0, 16, pick.sum()).astype(dtype)
+            a[rng.integers(0, n, 2)] = [info.min, info.max]
+    if distinct is not None and n:
+        pool = a[:distinct]
+        if dtype in FLOAT_SPECIALS:  # ±0.0 and NaNs are distinct keys: make them collide too
+            pool = np.concatenate([pool, np.array(FLOAT_SPECIALS[dtype][:6],
+                                                  dtype=unsigned(dtype)).view(dtype)])
+        a = rng.choice(pool, n)  # by position: -0.0 and +0.0, NaNs stay distinct
+    return a
+
+
+def assert_same_bits(got, want, msg=""):
+    assert got.dtype == want.dtype
+    g, w = bits(got), bits(want)
+    if not np.array_equal(g, w):
+        bad = np.flatnonzero(g != w)
+        i = bad[0]
+        raise AssertionError("%s: %d of %d elements differ; first at %d: got %r want %r (seed %d)"
+                             % (msg, bad.size, g.size, i, got[i], want[i], SEED))

@@ -1,0 +1,47 @@
+#!/bin/sh
+# test_python.sh - the Python package's pytest suite (python/tests) against $BUILD/libclsort.so,
+# as one TAP point. Skips (TAP "# SKIP") when no Python with numpy and pytest is found
+# (Debian: python3-numpy python3-pytest; python3-pyopencl for the device-array tests).
+#
+# Environment: BUILD (default build); CLSORT_DEVICE (default cpu); PYTHON (default python3, then
+# /usr/bin/python3 when the first lacks numpy or pytest, as with a pyenv shim ahead of Debian's).
+
+BUILD=${BUILD:-build}
+CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
+cd "$(dirname "$0")/.." || exit 2
+
+has_deps() {
+    command -v "$1" >/dev/null 2>&1 && "$1" -c "import numpy, pytest" >/dev/null 2>&1
+}
+
+python=""
+for candidate in ${PYTHON:-python3 /usr/bin/python3}; do
+    if has_deps "$candidate"; then
+        python=$candidate
+        break
+    fi
+done
+if [ -z "$python" ]; then
+    echo "ok 1 # SKIP no python3 with numpy and pytest (Debian: python3-numpy python3-pytest)"
+    echo "1..1"
+    exit 0
+fi
+if [ ! -f "$BUILD/libclsort.so" ]; then
+    echo "not ok 1 - pytest python/tests: $BUILD/libclsort.so is missing (make BUILD=$BUILD lib)"
+    echo "1..1"
+    exit 1
+fi
+
+# -rs prints why anything was skipped (no pyopencl, no segmented sort in the library);
+# -p no:cacheprovider keeps the source tree free of .pytest_cache. The output becomes TAP comments.
+output=$(CLSORT_LIBRARY=$(pwd)/$BUILD/libclsort.so CLSORT_DEVICE=$CLSORT_DEVICE \
+    "$python" -B -m pytest -q -rs -p no:cacheprovider python/tests 2>&1)
+rc=$?
+printf '%s\n' "$output" | sed 's/^/# /'
+if [ "$rc" = 0 ]; then
+    echo "ok 1 - pytest python/tests ($python)"
+else
+    echo "not ok 1 - pytest python/tests ($python): exit status $rc"
+fi
+echo "1..1"
+[ "$rc" = 0 ]

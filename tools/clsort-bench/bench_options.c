@@ -1,0 +1,202 @@
+/* bench_options.c - clsort-bench's command line: the usage text, the defaults and the parser. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const bench_type bench_pair_types[] = {
+    { "pairs32", CLSORT_U32, 4 },
+    { "pairs64", CLSORT_U64, 8 },
+};
+
+static void print_usage(FILE *f)
+{
+    fputs("usage: clsort-bench [options]\n"
+          "Times clsort's sorting networks against qsort and std::sort; data on stdout.\n"
+          "  -d, --device DEV         device: gpu, cpu, P:D, or part of a name (default: best)\n"
+          "  -t, --types LIST         u32,u64,f32,pairs32,pairs64 (default; also i32,i64,f64)\n"
+          "  -a, --algos LIST         auto,bitonic,odd-even-merge,odd-even-transposition (default)\n"
+          "      --min-log N          smallest n = 2^N (default 10)\n"
+          "      --max-log N          largest n = 2^N (default 28; lowered to what memory allows)\n"
+          "      --transposition-max-log N\n"
+          "                           odd-even transposition up to 2^N only (default 16): its\n"
+          "                           passes grow as n^2 / tile\n"
+          "      --cpu-max-log N      qsort and std::sort up to 2^N only (default 24)\n"
+          "  -r, --runs N             timed runs per point, median reported (default 5), after one\n"
+          "                           warm-up run; fresh random data every run\n"
+          "      --csv FILE           also write every point to FILE as CSV\n"
+          "      --no-cpu             skip the qsort and std::sort references\n"
+          "      --seed N             seed of the random data (default 1)\n"
+          "  -l, --list-devices       list OpenCL devices and exit\n"
+          "  -q, --quiet              no progress or notes on stderr\n"
+          "  -h, --help               this text\n"
+          "      --version            print the version and exit\n",
+          f);
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(s, &end, 0);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_types(bench_opts *o, const char *list)
+{
+    static char buf[256];
+    if (strlen(list) >= sizeof buf) return -1;
+    strcpy(buf, list);
+    o->ntypes = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (o->ntypes == BENCH_MAX_TYPES) return -1;
+        bench_type *t = &o->types[o->ntypes];
+        clsort_type key;
+        int found = 0;
+        for (size_t i = 0; i < sizeof bench_pair_types / sizeof *bench_pair_types; i++)
+            if (strcmp(tok, bench_pair_types[i].name) == 0) {
+                *t = bench_pair_types[i];
+                found = 1;
+            }
+        if (!found && clsort_type_parse(tok, &key) == 0) {
+            t->name = clsort_type_name(key);
+            t->key = key;
+            t->value_size = 0;
+            found = 1;
+        }
+        if (!found) {
+            fprintf(stderr, "clsort-bench: unknown type '%s'\n", tok);
+            return -1;
+        }
+        o->ntypes++;
+    }
+    return o->ntypes > 0 ? 0 : -1;
+}
+
+static int parse_algos(bench_opts *o, const char *list)
+{
+    char buf[256];
+    if (strlen(list) >= sizeof buf) return -1;
+    strcpy(buf, list);
+    o->nalgos = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (o->nalgos == BENCH_MAX_ALGOS) return -1;
+        if (clsort_algorithm_parse(tok, &o->algos[o->nalgos]) != 0) {
+            fprintf(stderr, "clsort-bench: unknown algorithm '%s'\n", tok);
+            return -1;
+        }
+        o->nalgos++;
+    }
+    return o->nalgos > 0 ? 0 : -1;
+}
+
+void bench_set_defaults(bench_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->min_log = 10;
+    o->max_log = 28;
+    o->transposition_max_log = 16;
+    o->cpu_max_log = 24;
+    o->runs = 5;
+    o->seed = 1;
+    parse_types(o, "u32,u64,f32,pairs32,pairs64");
+    parse_algos(o, "auto,bitonic,odd-even-merge,odd-even-transposition");
+}
+
+int bench_parse_args(int argc, char **argv, bench_opts *o)
+{
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        const char *val = NULL;
+        char name[64];
+        char *eq = (strncmp(arg, "--", 2) == 0) ? strchr(arg, '=') : NULL;
+        if (eq) {
+            const size_t len = (size_t)(eq - arg);
+            if (len >= sizeof name) goto bad;
+            memcpy(name, arg, len);
+            name[len] = '\0';
+            val = eq + 1;
+        } else {
+            if (strlen(arg) >= sizeof name) goto bad;
+            strcpy(name, arg);
+        }
+#define BENCH_IS_(s, l) (strcmp(name, (s)) == 0 || strcmp(name, (l)) == 0)
+#define BENCH_VALUE_()                                                                     \
+    do {                                                                                   \
+        if (!val) {                                                                        \
+            if (i + 1 >= argc) {                                                           \
+                fprintf(stderr, "clsort-bench: %s needs a value\n", name);                 \
+                return -1;                                                                 \
+            }                                                                              \
+            val = argv[++i];                                                               \
+        }                                                                                  \
+    } while (0)
+        if (BENCH_IS_("-h", "--help")) {
+            print_usage(stdout);
+            return 1;
+        } else if (strcmp(name, "--version") == 0) {
+            printf("clsort-bench %s (library %s)\n", CLSORT_VERSION_STRING,
+                   clsort_version_string());
+            return 1;
+        } else if (BENCH_IS_("-q", "--quiet")) {
+            o->quiet = 1;
+        } else if (BENCH_IS_("-l", "--list-devices")) {
+            o->list_devices = 1;
+        } else if (strcmp(name, "--no-cpu") == 0) {
+            o->no_cpu = 1;
+        } else if (BENCH_IS_("-d", "--device")) {
+            BENCH_VALUE_();
+            o->device = val;
+        } else if (BENCH_IS_("-t", "--types")) {
+            BENCH_VALUE_();
+            if (parse_types(o, val) != 0) goto bad;
+        } else if (BENCH_IS_("-a", "--algos")) {
+            BENCH_VALUE_();
+            if (parse_algos(o, val) != 0) goto bad;
+        } else if (strcmp(name, "--min-log") == 0) {
+            BENCH_VALUE_();
+            if (parse_int(val, 1, 40, &o->min_log) != 0) goto bad;
+        } else if (strcmp(name, "--max-log") == 0) {
+            BENCH_VALUE_();
+            if (parse_int(val, 1, 40, &o->max_log) != 0) goto bad;
+        } else if (strcmp(name, "--transposition-max-log") == 0) {
+            BENCH_VALUE_();
+            if (parse_int(val, 1, 40, &o->transposition_max_log) != 0) goto bad;
+        } else if (strcmp(name, "--cpu-max-log") == 0) {
+            BENCH_VALUE_();
+            if (parse_int(val, 1, 40, &o->cpu_max_log) != 0) goto bad;
+        } else if (BENCH_IS_("-r", "--runs")) {
+            BENCH_VALUE_();
+            if (parse_int(val, 1, BENCH_MAX_RUNS, &o->runs) != 0) goto bad;
+        } else if (strcmp(name, "--csv") == 0) {
+            BENCH_VALUE_();
+            o->csv = val;
+        } else if (strcmp(name, "--seed") == 0) {
+            BENCH_VALUE_();
+            char *end;
+            errno = 0;
+            o->seed = strtoull(val, &end, 0);
+            if (errno || end == val || *end) goto bad;
+        } else {
+            fprintf(stderr, "clsort-bench: unknown option '%s' (try --help)\n", arg);
+            return -1;
+        }
+        continue;
+    bad:
+        fprintf(stderr, "clsort-bench: bad argument '%s'%s%s\n", arg, val && !eq ? " " : "",
+                val && !eq ? val : "");
+        return -1;
+    }
+#undef BENCH_IS_
+#undef BENCH_VALUE_
+    if (o->min_log > o->max_log) {
+        fprintf(stderr, "clsort-bench: --min-log %d is above --max-log %d\n", o->min_log,
+                o->max_log);
+        return -1;
+    }
+    return 0;
+}

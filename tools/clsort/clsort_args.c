@@ -1,0 +1,269 @@
+/* clsort_args.c - option parsing for the clsort tool (getopt_long), with one clear line for
+ * every usage error and exit code 2. */
+#include "clsort_args.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clsort_messages.h"
+
+enum {
+    OPT_LIST_DEVICES = 256,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_CLEAR_CACHE
+};
+
+static const char short_opts[] = ":o:t:rR:k:sa:d:S:T:cvqhV";
+
+static const struct option long_opts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "type", required_argument, NULL, 't' },
+    { "reverse", no_argument, NULL, 'r' },
+    { "record-size", required_argument, NULL, 'R' },
+    { "key-offset", required_argument, NULL, 'k' },
+    { "stable", no_argument, NULL, 's' },
+    { "algorithm", required_argument, NULL, 'a' },
+    { "device", required_argument, NULL, 'd' },
+    { "buffer-size", required_argument, NULL, 'S' },
+    { "temporary-directory", required_argument, NULL, 'T' },
+    { "check", no_argument, NULL, 'c' },
+    { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
+    { "clear-cache", no_argument, NULL, OPT_CLEAR_CACHE },
+    { "progress", no_argument, NULL, OPT_PROGRESS },
+    { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+    { "verbose", no_argument, NULL, 'v' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 }
+};
+
+void cli_print_help(void)
+{
+    fputs(
+        "Usage: clsort [OPTION]... [FILE]\n"
+        "Sort FILE, a binary file of fixed-size records, by a numeric key, on an OpenCL device.\n"
+        "FILE is replaced atomically by the result unless -o is given; with no FILE, or when FILE\n"
+        "is -, read standard input and write standard output.\n"
+        "\n"
+        "  -o, --output=FILE          write the result to FILE (- for standard output)\n"
+        "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
+        "  -r, --reverse              descending order\n"
+        "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size)\n"
+        "  -k, --key-offset=BYTES     where the key starts inside each record (default 0; may be\n"
+        "                             unaligned)\n"
+        "  -s, --stable               records with equal keys keep their input order\n"
+        "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition\n"
+        "  -d, --device=SPEC          cpu, gpu, P:D, or part of the device's name\n"
+        "                             (default: $CLSORT_DEVICE, else the best device)\n"
+        "  -S, --buffer-size=SIZE     memory for one run (K/M/G suffixes); bigger inputs are sorted\n"
+        "                             in runs and merged\n"
+        "  -T, --temporary-directory=DIR  where runs go (default: $TMPDIR, else /tmp)\n"
+        "  -c, --check                exit 0 if FILE is sorted, 1 if not; write nothing\n"
+        "      --list-devices         list OpenCL devices and say which one is the default\n"
+        "      --clear-cache          empty the compiled-program cache\n"
+        "      --progress, --no-progress  show progress (default: only when stderr is a terminal)\n"
+        "  -v, --verbose              say what happened: device, algorithm, runs, times\n"
+        "  -q, --quiet                print errors only\n"
+        "  -h, --help                 print this help and exit\n"
+        "  -V, --version              print the version and exit\n"
+        "\n"
+        "Integers sort numerically, floats by IEEE 754 totalOrder; -r is the exact reverse.\n"
+        "Exit status: 0 success (or sorted, with -c), 1 disorder found by -c, 2 usage error,\n"
+        "3 input/output or data error, 4 OpenCL or device error.\n",
+        stdout);
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    uint64_t v = 0;
+    while (isdigit((unsigned char)*s)) {
+        const unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+        ++s;
+    }
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*s)) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: break;
+    }
+    if (shift) {
+        ++s;
+        if (*s == 'i' && s[1] == 'B')
+            s += 2;
+        else if (*s == 'B')
+            ++s;
+    } else if (*s == 'B' || *s == 'b') {
+        ++s;
+    }
+    if (*s != '\0')
+        return -1;
+    if (shift && v > (UINT64_MAX >> shift))
+        return -1;
+    *out = v << shift;
+    return 0;
+}
+
+/* A size option that must fit in size_t; returns 0 or prints the usage error and returns -1. */
+static int parse_size_opt(const char *name, const char *arg, size_t *out)
+{
+    uint64_t v;
+    if (cli_parse_size(arg, &v) != 0 || v > SIZE_MAX) {
+        cli_error("invalid number '%s' for %s (expected bytes, optionally with K, M or G)", arg,
+                  name);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
+int cli_parse_args(int argc, char **argv, cli_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->mode = CLI_MODE_SORT;
+    opts->type = CLSORT_U32;
+    opts->algorithm = CLSORT_AUTO;
+    opts->progress = -1;
+    int check = 0, record_size_given = 0, list = 0, clear = 0, help = 0, version = 0;
+    const char *type_arg = "u32";
+
+    opterr = 0; /* We print our own one-line messages. */
+    optind = 1;
+    for (;;) {
+        const int prev_optind = optind;
+        const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
+        if (c == -1)
+            break;
+        /* The option as the user wrote it, for messages. */
+        const char *const given = argv[prev_optind < argc ? prev_optind : argc - 1];
+        switch (c) {
+        case 'o': opts->output = optarg; break;
+        case 't':
+            if (clsort_type_parse(optarg, &opts->type) != 0) {
+                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            type_arg = optarg;
+            break;
+        case 'r': opts->reverse = 1; break;
+        case 'R':
+            if (parse_size_opt("--record-size", optarg, &opts->record_size) != 0)
+                return CLI_EXIT_USAGE;
+            if (opts->record_size == 0) {
+                cli_error("invalid record size '%s': must be at least 1 byte", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            record_size_given = 1;
+            break;
+        case 'k':
+            if (parse_size_opt("--key-offset", optarg, &opts->key_offset) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 's': opts->stable = 1; break;
+        case 'a':
+            if (clsort_algorithm_parse(optarg, &opts->algorithm) != 0) {
+                cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
+                          "odd-even-merge, odd-even-transposition)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'd': opts->device = optarg; break;
+        case 'S':
+            if (cli_parse_size(optarg, &opts->buffer_size) != 0 || opts->buffer_size == 0) {
+                cli_error("invalid buffer size '%s' for --buffer-size (expected a positive number "
+                          "of bytes, optionally with K, M or G)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'T': opts->tmpdir = optarg; break;
+        case 'c': check = 1; break;
+        case OPT_LIST_DEVICES: list = 1; break;
+        case OPT_CLEAR_CACHE: clear = 1; break;
+        case OPT_PROGRESS: opts->progress = 1; break;
+        case OPT_NO_PROGRESS: opts->progress = 0; break;
+        case 'v': ++cli_display_level; break;
+        case 'q': cli_display_level = 0; break;
+        case 'h': help = 1; break;
+        case 'V': version = 1; break;
+        case ':':
+            if (optopt)
+                cli_error("option '-%c' requires an argument (see clsort --help)", optopt);
+            else
+                cli_error("option '%s' requires an argument (see clsort --help)", given);
+            return CLI_EXIT_USAGE;
+        default:
+            if (optopt)
+                cli_error("unknown option '-%c' (see clsort --help)", optopt);
+            else
+                cli_error("unknown option '%s' (see clsort --help)", given);
+            return CLI_EXIT_USAGE;
+        }
+    }
+
+    if (optind < argc)
+        opts->input = argv[optind++];
+    if (optind < argc) {
+        cli_error("extra operand '%s': clsort sorts one file (see clsort --help)", argv[optind]);
+        return CLI_EXIT_USAGE;
+    }
+    if (opts->input && strcmp(opts->input, "-") == 0)
+        opts->input = NULL;
+
+    if (help) {
+        opts->mode = CLI_MODE_HELP;
+        return CLI_EXIT_OK;
+    }
+    if (version) {
+        opts->mode = CLI_MODE_VERSION;
+        return CLI_EXIT_OK;
+    }
+    if (list) {
+        opts->mode = CLI_MODE_LIST_DEVICES;
+        return CLI_EXIT_OK;
+    }
+    if (clear) {
+        opts->mode = CLI_MODE_CLEAR_CACHE;
+        return CLI_EXIT_OK;
+    }
+
+    opts->key_size = clsort_type_size(opts->type);
+    if (opts->key_size == 0) { /* Only if the library disagrees with its own parser. */
+        cli_error("invalid type '%s' for --type", type_arg);
+        return CLI_EXIT_USAGE;
+    }
+    if (!record_size_given)
+        opts->record_size = opts->key_size;
+    if (opts->key_offset > opts->record_size ||
+        opts->record_size - opts->key_offset < opts->key_size) {
+        cli_error("key beyond the record: a %s key (%zu bytes) at offset %zu does not fit in "
+                  "%zu-byte records",
+                  type_arg, opts->key_size, opts->key_offset, opts->record_size);
+        return CLI_EXIT_USAGE;
+    }
+    if (check) {
+        if (opts->output) {
+            cli_error("--check writes nothing: it cannot be used with --output");
+            return CLI_EXIT_USAGE;
+        }
+        opts->mode = CLI_MODE_CHECK;
+    }
+    if (!opts->tmpdir) {
+        const char *t = getenv("TMPDIR");
+        opts->tmpdir = (t && *t) ? t : "/tmp";
+    }
+    return CLI_EXIT_OK;
+}

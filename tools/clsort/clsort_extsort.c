@@ -1,0 +1,391 @@
+/* clsort_extsort.c - the sort driver: one chunk in memory when the input fits the buffer, else
+ * sorted runs made on the device here and merged on the host by clsort_merge.c.
+ *
+ * Byte-identical results whatever -S is: each run is sorted with ties in input order (see
+ * cli_chunk_sort), runs cover consecutive parts of the input and are handed to the merge in that
+ * order, and the merge breaks ties by run position, so the merged order is exactly the stable order
+ * an in-memory sort gives. */
+#include "clsort_extsort.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clsort_fileio.h"
+#include "clsort_merge.h"
+#include "clsort_messages.h"
+#include "clsort_progress.h"
+#include "clsort_records.h"
+#include "clsort_units.h"
+
+#define OUT_BUF_BYTES ((size_t)4 << 20)
+
+typedef struct ext_state {
+    const cli_opts *o;
+    cli_keyspec ks;
+    cli_run_set runs;        /* the runs made so far, and the merge's counters */
+    unsigned runs_made;      /* runs sorted from the input */
+    uint64_t total_bytes;    /* input size when known, for progress */
+    uint64_t read_ns, read_bytes;
+    uint64_t run_write_ns, run_bytes;
+    cli_sort_stats sort;
+} ext_state;
+
+static int cli_ext_report_ragged(const char *name, uint64_t size, size_t R)
+{
+    cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left over)", name,
+              (unsigned long long)size, R, (unsigned long long)(size % R));
+    return CLI_EXIT_IO;
+}
+
+/* ---- Sizes ---------------------------------------------------------------------------------- */
+
+/* Records per run: -S if given, else a quarter of physical memory; never more than the device
+ * holds. The library keeps n keys and a scratch copy on the device (and the same for values), each
+ * buffer within one allocation; stable 32-bit keys are widened to 8 bytes. A quarter of global
+ * memory is left to the runtime and other users. */
+static size_t choose_run_records(const cli_opts *o, const clsort_device_info *di, int *capped)
+{
+    const size_t R = o->record_size, K = o->key_size;
+    const int pairs = R != K;
+    const uint64_t V = pairs ? 8 : 0;
+    const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    const uint64_t host_per = R + (pairs ? K + V : 0);
+    uint64_t n;
+    if (o->buffer_size) {
+        n = o->buffer_size / R;
+    } else {
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        const uint64_t phys = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page
+                                                      : (uint64_t)1 << 30;
+        n = phys / 4 / host_per;
+    }
+    *capped = 0;
+    if (di && di->max_alloc > 0 && di->global_mem > 0) {
+        uint64_t n_dev = di->max_alloc / (Kd > V ? Kd : V);
+        const uint64_t n_global = di->global_mem / 4 * 3 / (2 * (Kd + V));
+        if (n_global < n_dev)
+            n_dev = n_global;
+        if (n_dev > 0 && n > n_dev) {
+            n = n_dev;
+            *capped = o->buffer_size != 0;
+        }
+    }
+    if (n > SIZE_MAX / host_per)
+        n = SIZE_MAX / host_per;
+    return n ? (size_t)n : 1;
+}
+
+/* ---- Reporting ------------------------------------------------------------------------------ */
+
+static void print_warnings(clsort_ctx *ctx)
+{
+    const char *w = clsort_warnings(ctx);
+    while (w && *w) {
+        const char *nl = strchr(w, '\n');
+        const int len = nl ? (int)(nl - w) : (int)strlen(w);
+        if (len > 0)
+            cli_info(1, "warning: %.*s", len, w);
+        w += len + (nl ? 1 : 0);
+    }
+}
+
+static void print_summary(const ext_state *x, const clsort_device_info *di, uint64_t records,
+                          size_t run_records, uint64_t out_write_ns, uint64_t total_ns)
+{
+    char a[32], b[32];
+    const cli_opts *const o = x->o;
+    if (cli_display_level < 2)
+        return;
+    if (di)
+        cli_info(2, "device %u:%u %s (%s, %s), config: %s", di->platform_index, di->device_index,
+                 di->name, di->type, di->platform, di->config_source);
+    cli_info(2, "%llu records of %zu bytes, %s key at offset %zu, %s%s",
+             (unsigned long long)records, o->record_size, clsort_type_name(o->type),
+             o->key_offset, o->reverse ? "descending" : "ascending", o->stable ? ", stable" : "");
+    if (x->sort.sorts)
+        cli_info(2, "algorithm %s%s", clsort_algorithm_name(x->sort.algorithm),
+                 x->sort.host_fallback ? " (host fallback for small inputs)" : "");
+    else
+        cli_info(2, "algorithm none (fewer than 2 records)");
+    if (x->runs_made > 1)
+        cli_info(2, "%u runs of up to %zu records (%s) under %s, merge fan-in %zu, %u intermediate "
+                    "merges",
+                 x->runs_made, run_records,
+                 cli_format_size(a, sizeof a, (uint64_t)run_records * o->record_size), o->tmpdir,
+                 x->runs.fan_in, x->runs.merge_passes);
+    else
+        cli_info(2, "1 run (in memory; buffer %s)",
+                 cli_format_size(a, sizeof a, (uint64_t)run_records * o->record_size));
+    cli_info(2, "read   %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
+             (double)x->read_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, x->read_ns));
+    if (x->sort.sorts) {
+        const double s = (double)x->sort.sort_ns / 1e9;
+        cli_info(2, "sort   %llu keys in %.3f s (%.1f Mkeys/s; device %.3f s; host key work "
+                    "%.3f s)",
+                 (unsigned long long)x->sort.keys, s,
+                 s > 0 ? (double)x->sort.keys / s / 1e6 : 0.0, (double)x->sort.device_ns / 1e9,
+                 (double)x->sort.prep_ns / 1e9);
+    }
+    if (x->runs_made > 1) {
+        cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, x->run_bytes),
+                 (double)x->run_write_ns / 1e9,
+                 cli_format_rate(b, sizeof b, x->run_bytes, x->run_write_ns));
+        cli_info(2, "merge  %s in %.3f s (%s), including the final write",
+                 cli_format_size(a, sizeof a, x->runs.merged_bytes), (double)x->runs.merge_ns / 1e9,
+                 cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
+    }
+    cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
+             (double)out_write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns));
+    cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
+             total_ns ? (double)records / ((double)total_ns / 1e9) / 1e6 : 0.0);
+}
+
+/* Fills c with up to cap records. A partial record can only be the end of a ragged input. */
+static int read_chunk(ext_state *x, cli_input *in, cli_chunk *c, size_t cap)
+{
+    const size_t R = x->ks.record_size;
+    const uint64_t t0 = cli_now_ns();
+    const int64_t got = cli_input_read(in, c->recs, cap * R);
+    if (got < 0)
+        return CLI_EXIT_IO;
+    x->read_ns += cli_now_ns() - t0;
+    x->read_bytes += (uint64_t)got;
+    if ((size_t)got % R != 0)
+        return cli_ext_report_ragged(in->name, in->consumed, R);
+    c->n = (size_t)got / R;
+    return CLI_EXIT_OK;
+}
+
+/* Reading the next run on a thread of its own, while the current one is sorted and written. The
+ * input, the chunk and the read counters belong to that thread until it is joined. */
+typedef struct prefetch {
+    ext_state *x;
+    cli_input *in;
+    cli_chunk *c;
+    size_t cap;
+    int rc;
+} prefetch;
+
+static void *prefetch_main(void *arg)
+{
+    prefetch *const p = arg;
+    p->rc = read_chunk(p->x, p->in, p->c, p->cap);
+    return NULL;
+}
+
+/* Writes a sorted chunk as a new run. */
+static int write_run(ext_state *x, const cli_chunk *c)
+{
+    cli_writer w;
+    int rc = cli_writer_open_run(&w, x->o->tmpdir, OUT_BUF_BYTES);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cli_chunk_write(&w, &x->ks, c);
+    if (rc != CLI_EXIT_OK) {
+        cli_writer_abort(&w);
+        return rc;
+    }
+    int fd = -1;
+    const uint64_t bytes = w.written + w.len;
+    rc = cli_writer_commit(&w, &fd);
+    x->run_write_ns += w.write_ns;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    x->run_bytes += bytes;
+    x->runs_made += 1;
+    return cli_runs_add(&x->runs, fd, bytes);
+}
+
+/* ---- Driver --------------------------------------------------------------------------------- */
+
+static int create_context(const cli_opts *o, clsort_ctx **ctx)
+{
+    const int rc = clsort_create(ctx, o->device);
+    if (rc == CLSORT_OK)
+        return CLI_EXIT_OK;
+    const char *spec = o->device ? o->device : getenv("CLSORT_DEVICE");
+    if (rc == CLSORT_ERR_NO_DEVICE)
+        cli_error("no OpenCL device matches '%s' (see clsort --list-devices)",
+                  spec && *spec ? spec : "default");
+    else
+        cli_error("cannot use OpenCL device '%s': %s", spec && *spec ? spec : "default",
+                  clsort_strerror(rc));
+    return CLI_EXIT_DEVICE;
+}
+
+int cli_sort_input(const cli_opts *o)
+{
+    const uint64_t t_start = cli_now_ns();
+    ext_state x;
+    memset(&x, 0, sizeof x);
+    x.o = o;
+    x.ks = (cli_keyspec){ o->type, o->key_size, o->key_offset, o->record_size, o->reverse };
+    cli_runs_init(&x.runs, o->tmpdir, &x.ks, OUT_BUF_BYTES);
+    const size_t R = o->record_size;
+    cli_input in;
+    cli_writer out;
+    int out_open = 0;
+    cli_chunk chunk, next;
+    memset(&chunk, 0, sizeof chunk);
+    memset(&next, 0, sizeof next);
+    prefetch pf;
+    pthread_t pf_thread;
+    int pf_running = 0;
+    clsort_ctx *ctx = NULL;
+    clsort_device_info di, *dip = NULL;
+    uint64_t out_write_ns = 0, records = 0;
+
+    int rc = cli_input_open(&in, o->input);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    /* Refuse a ragged file before anything is created or written. */
+    if (in.is_regular && in.size % R != 0) {
+        rc = cli_ext_report_ragged(in.name, in.size, R);
+        goto fail;
+    }
+    x.total_bytes = in.is_regular ? in.size : 0;
+    rc = cli_writer_open_output(&out, o->output, o->input, OUT_BUF_BYTES);
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    out_open = 1;
+    rc = create_context(o, &ctx);
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    print_warnings(ctx);
+    if (clsort_get_device_info(ctx, &di) == CLSORT_OK)
+        dip = &di;
+    if (dip && o->type == CLSORT_F64 && !dip->has_fp64) {
+        cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
+                  dip->name);
+        rc = CLI_EXIT_DEVICE;
+        goto fail;
+    }
+
+    int capped = 0;
+    const size_t run_records = choose_run_records(o, dip, &capped);
+    if (capped)
+        cli_info(2, "buffer size lowered to %zu records to fit one device allocation",
+                 run_records);
+    size_t cap = run_records;
+    if (in.is_regular && in.size / R < cap)
+        cap = (size_t)(in.size / R);
+    rc = cli_chunk_alloc(&chunk, &x.ks, cap);
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    if (cap == 0)
+        cap = 1;
+
+    /* The first buffer decides: all of the input (sorted in memory and written to the
+     * destination), or the first run of an external sort. */
+    rc = read_chunk(&x, &in, &chunk, cap);
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    records += chunk.n;
+    int eof = cli_input_eof(&in);
+    if (eof < 0) {
+        rc = CLI_EXIT_IO;
+        goto fail;
+    }
+    if (eof) {
+        cli_progress_update("sorting", in.consumed, x.total_bytes);
+        rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
+        if (rc != CLI_EXIT_OK)
+            goto fail;
+        x.runs_made = 1;
+        cli_progress_update("writing", 0, 0);
+        rc = cli_chunk_write(&out, &x.ks, &chunk);
+        if (rc != CLI_EXIT_OK)
+            goto fail;
+    } else {
+        /* Runs: while one buffer is sorted and written out, a thread reads the next one. Without
+         * memory for the second buffer, reading simply waits its turn. */
+        if (cli_chunk_alloc(&next, &x.ks, cap) != CLI_EXIT_OK)
+            cli_info(2, "no memory for a second buffer: reading will not overlap sorting");
+        for (;;) {
+            const uint64_t shown = in.consumed; /* read before a reader thread starts */
+            if (!eof && next.recs) {
+                pf = (prefetch){ &x, &in, &next, cap, CLI_EXIT_OK };
+                if (pthread_create(&pf_thread, NULL, prefetch_main, &pf) == 0)
+                    pf_running = 1;
+            }
+            cli_progress_update("sorting", shown, x.total_bytes);
+            rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
+            if (rc == CLI_EXIT_OK)
+                rc = write_run(&x, &chunk);
+            if (pf_running) {
+                pthread_join(pf_thread, NULL);
+                pf_running = 0;
+                if (rc == CLI_EXIT_OK)
+                    rc = pf.rc;
+                const cli_chunk t = chunk;
+                chunk = next;
+                next = t;
+            } else if (rc == CLI_EXIT_OK && !eof) {
+                rc = read_chunk(&x, &in, &chunk, cap);
+            }
+            if (rc != CLI_EXIT_OK)
+                goto fail;
+            if (eof)
+                break;
+            records += chunk.n;
+            eof = cli_input_eof(&in);
+            if (eof < 0) {
+                rc = CLI_EXIT_IO;
+                goto fail;
+            }
+            if (chunk.n == 0)
+                break;
+        }
+    }
+    cli_chunk_free(&chunk);
+    cli_chunk_free(&next);
+
+    if (x.runs_made > 1 || x.runs.nruns > 0) {
+        rc = cli_runs_merge(&x.runs, &out);
+        if (rc != CLI_EXIT_OK)
+            goto fail;
+    }
+    cli_progress_update("syncing", 0, 0);
+    rc = cli_writer_commit(&out, NULL);
+    out_open = 0;
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    out_write_ns = out.write_ns; /* commit leaves the counters readable */
+    cli_progress_clear();
+    print_summary(&x, dip, records, run_records, out_write_ns, cli_now_ns() - t_start);
+    cli_runs_close(&x.runs);
+    clsort_destroy(ctx);
+    cli_input_close(&in);
+    return CLI_EXIT_OK;
+
+fail:
+    if (pf_running)
+        pthread_join(pf_thread, NULL);
+    cli_progress_clear();
+    if (out_open)
+        cli_writer_abort(&out);
+    cli_chunk_free(&chunk);
+    cli_chunk_free(&next);
+    cli_runs_close(&x.runs);
+    clsort_destroy(ctx);
+    cli_input_close(&in);
+    return rc;
+}
+
+int cli_check_sorted(const cli_opts *o)
+{
+    const cli_keyspec ks = { o->type, o->key_size, o->key_offset, o->record_size, o->reverse };
+    cli_input in;
+    int rc = cli_input_open(&in, o->input);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (in.is_regular && in.size % o->record_size != 0)
+        rc = cli_ext_report_ragged(in.name, in.size, o->record_size);
+    else
+        rc = cli_check_input(&in, &ks);
+    cli_input_close(&in);
+    return rc;
+}

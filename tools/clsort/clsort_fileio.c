@@ -1,0 +1,418 @@
+/* clsort_fileio.c - input, buffered output, atomic replacement and anonymous run files.
+ *
+ * The rule every path here keeps: the destination is never touched until the complete result
+ * exists. A file destination is written to ".NAME.clsort-XXXXXX" in its own directory (same file
+ * system, so rename() is atomic), fsync'ed, given the mode of the file it replaces, and renamed over
+ * it; then the directory is fsync'ed so that the rename itself survives a crash. */
+#define _XOPEN_SOURCE 700 /* realpath() */
+#include "clsort_fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clsort_messages.h"
+#include "clsort_signals.h"
+#include "clsort_units.h"
+
+/* ---- Input ---------------------------------------------------------------------------------- */
+
+int cli_input_open(cli_input *in, const char *path)
+{
+    memset(in, 0, sizeof *in);
+    in->peeked = -1;
+    in->path = path;
+    in->name = path ? path : "standard input";
+    if (path) {
+        in->fd = open(path, O_RDONLY);
+        if (in->fd < 0) {
+            cli_error("%s: cannot open input: %s", path, strerror(errno));
+            return CLI_EXIT_IO;
+        }
+    } else {
+        in->fd = STDIN_FILENO;
+    }
+    struct stat st;
+    if (fstat(in->fd, &st) != 0) {
+        cli_error("%s: cannot stat input: %s", in->name, strerror(errno));
+        cli_input_close(in);
+        return CLI_EXIT_IO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        cli_error("%s: cannot read input: %s", in->name, strerror(EISDIR));
+        cli_input_close(in);
+        return CLI_EXIT_IO;
+    }
+    if (S_ISREG(st.st_mode)) {
+        in->is_regular = 1;
+        in->size = (uint64_t)st.st_size;
+#if defined(POSIX_FADV_SEQUENTIAL)
+        posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    }
+    return CLI_EXIT_OK;
+}
+
+int64_t cli_input_read(cli_input *in, void *buf, size_t len)
+{
+    unsigned char *p = buf;
+    size_t got = 0;
+    if (len > 0 && in->peeked >= 0) {
+        p[got++] = (unsigned char)in->peeked;
+        in->peeked = -1;
+    }
+    while (got < len && !in->at_eof) {
+        size_t want = len - got;
+        if (want > ((size_t)1 << 30))
+            want = (size_t)1 << 30; /* Some systems cap single reads. */
+        const ssize_t r = read(in->fd, p + got, want);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            cli_error("%s: read error: %s", in->name, strerror(errno));
+            return -1;
+        }
+        if (r == 0) {
+            in->at_eof = 1;
+            break;
+        }
+        got += (size_t)r;
+    }
+    in->consumed += got;
+    return (int64_t)got;
+}
+
+int cli_input_eof(cli_input *in)
+{
+    if (in->peeked >= 0)
+        return 0;
+    if (in->at_eof)
+        return 1;
+    unsigned char c;
+    for (;;) {
+        const ssize_t r = read(in->fd, &c, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            cli_error("%s: read error: %s", in->name, strerror(errno));
+            return -1;
+        }
+        if (r == 0) {
+            in->at_eof = 1;
+            return 1;
+        }
+        in->peeked = c;
+        return 0;
+    }
+}
+
+void cli_input_close(cli_input *in)
+{
+    if (in->path && in->fd >= 0)
+        close(in->fd);
+    in->fd = -1;
+}
+
+int64_t cli_pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+    unsigned char *p = buf;
+    size_t got = 0;
+    while (got < len) {
+        const ssize_t r = pread(fd, p + got, len - got, (off_t)(off + got));
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+/* ---- Output --------------------------------------------------------------------------------- */
+
+static int writer_alloc(cli_writer *w, size_t buf_size)
+{
+    w->cap = buf_size < 4096 ? 4096 : buf_size;
+    w->buf = cli_malloc(w->cap, "the output buffer");
+    return w->buf ? CLI_EXIT_OK : CLI_EXIT_IO;
+}
+
+/* Frees what the writer holds; its counters stay readable for the caller's report. */
+static void writer_free(cli_writer *w)
+{
+    const uint64_t written = w->written, write_ns = w->write_ns;
+    free(w->buf);
+    free(w->name);
+    free(w->tmp_path);
+    free(w->final_path);
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->written = written;
+    w->write_ns = write_ns;
+}
+
+static mode_t current_umask(void)
+{
+    /* Read without changing it for good: no other thread creates files at this point. */
+    const mode_t m = umask(022);
+    umask(m);
+    return m;
+}
+
+int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
+                           size_t buf_size)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    const char *target = output ? output : input_path;
+    if (!target || strcmp(target, "-") == 0) {
+        w->fd = STDOUT_FILENO;
+        w->is_stdout = 1;
+        w->name = strdup("standard output");
+        if (!w->name || writer_alloc(w, buf_size) != CLI_EXIT_OK)
+            goto fail_oom;
+        return CLI_EXIT_OK;
+    }
+
+    struct stat st;
+    if (stat(target, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cli_error("%s: cannot write output: %s", target, strerror(EISDIR));
+            goto fail;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            /* A device or a pipe: there is nothing to replace, write into it. */
+            w->fd = open(target, O_WRONLY | O_TRUNC);
+            if (w->fd < 0) {
+                cli_error("%s: cannot open output: %s", target, strerror(errno));
+                goto fail;
+            }
+            w->name = strdup(target);
+            if (!w->name || writer_alloc(w, buf_size) != CLI_EXIT_OK)
+                goto fail_oom;
+            return CLI_EXIT_OK;
+        }
+        if (access(target, W_OK) != 0) {
+            cli_error("%s: output not writable: %s", target, strerror(errno));
+            goto fail;
+        }
+        /* Replace the file a symbolic link points to, not the link. */
+        w->final_path = realpath(target, NULL);
+        if (!w->final_path) {
+            cli_error("%s: cannot resolve output path: %s", target, strerror(errno));
+            goto fail;
+        }
+        w->mode = st.st_mode & 07777;
+        w->uid = st.st_uid;
+        w->gid = st.st_gid;
+        w->set_owner = geteuid() == 0;
+    } else if (errno == ENOENT) {
+        w->final_path = strdup(target);
+        if (!w->final_path)
+            goto fail_oom;
+        w->mode = 0666 & ~current_umask();
+    } else {
+        cli_error("%s: cannot write output: %s", target, strerror(errno));
+        goto fail;
+    }
+    w->name = strdup(target);
+    if (!w->name)
+        goto fail_oom;
+
+    /* The temporary file lives beside the destination: ".NAME.clsort-XXXXXX". */
+    const char *slash = strrchr(w->final_path, '/');
+    const size_t dir_len = slash ? (size_t)(slash - w->final_path) + 1 : 0;
+    const char *base = w->final_path + dir_len;
+    const size_t base_len = strlen(base) > 200 ? 0 : strlen(base); /* stay under NAME_MAX */
+    w->tmp_path = malloc(dir_len + base_len + 32);
+    if (!w->tmp_path)
+        goto fail_oom;
+    snprintf(w->tmp_path, dir_len + base_len + 32, "%.*s.%.*s.clsort-XXXXXX", (int)dir_len,
+             w->final_path, (int)base_len, base);
+    w->fd = cli_tmp_create(w->tmp_path);
+    if (w->fd < 0) {
+        cli_error("%s: cannot create temporary output file in its directory: %s", target,
+                  strerror(errno));
+        free(w->tmp_path);
+        w->tmp_path = NULL;
+        goto fail;
+    }
+    w->is_regular = 1;
+    if (writer_alloc(w, buf_size) != CLI_EXIT_OK) {
+        cli_writer_abort(w);
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+
+fail_oom:
+    cli_error("%s: out of host memory", target);
+fail:
+    if (w->fd >= 0 && !w->is_stdout)
+        close(w->fd);
+    writer_free(w);
+    return CLI_EXIT_IO;
+}
+
+int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size)
+{
+    memset(w, 0, sizeof *w);
+    const size_t len = strlen(dir) + 32;
+    char *templ = malloc(len);
+    if (!templ) {
+        cli_error("out of host memory");
+        return CLI_EXIT_IO;
+    }
+    snprintf(templ, len, "%s/clsort-run-XXXXXX", dir);
+    w->fd = cli_tmp_create_anonymous(templ);
+    free(templ);
+    if (w->fd < 0) {
+        cli_error("%s: cannot create a temporary run file (see -T): %s", dir, strerror(errno));
+        w->fd = -1;
+        return CLI_EXIT_IO;
+    }
+    w->keep_open = 1;
+    w->name = strdup(dir);
+    if (!w->name || writer_alloc(w, buf_size) != CLI_EXIT_OK) {
+        close(w->fd);
+        writer_free(w);
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+static int write_all(cli_writer *w, const unsigned char *p, size_t len)
+{
+    const uint64_t t0 = cli_now_ns();
+    while (len > 0) {
+        const ssize_t r = write(w->fd, p, len);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            if (w->keep_open)
+                cli_error("%s: cannot write a temporary run (see -T): %s", w->name,
+                          strerror(errno));
+            else
+                cli_error("%s: write error: %s", w->name, strerror(errno));
+            return CLI_EXIT_IO;
+        }
+        p += r;
+        len -= (size_t)r;
+        w->written += (uint64_t)r;
+    }
+    w->write_ns += cli_now_ns() - t0;
+    return CLI_EXIT_OK;
+}
+
+int cli_writer_flush(cli_writer *w)
+{
+    const size_t len = w->len;
+    w->len = 0;
+    return len ? write_all(w, w->buf, len) : CLI_EXIT_OK;
+}
+
+int cli_writer_put(cli_writer *w, const void *data, size_t len)
+{
+    if (w->len + len <= w->cap) {
+        memcpy(w->buf + w->len, data, len);
+        w->len += len;
+        return CLI_EXIT_OK;
+    }
+    if (cli_writer_flush(w) != CLI_EXIT_OK)
+        return CLI_EXIT_IO;
+    if (len >= w->cap)
+        return write_all(w, data, len);
+    memcpy(w->buf, data, len);
+    w->len = len;
+    return CLI_EXIT_OK;
+}
+
+static void sync_directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
+    if (!dir)
+        return;
+    const int fd = open(dir, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd); /* Best effort: some file systems refuse fsync on directories. */
+        close(fd);
+    }
+    free(dir);
+}
+
+int cli_writer_commit(cli_writer *w, int *run_fd)
+{
+    int rc = cli_writer_flush(w);
+    if (rc != CLI_EXIT_OK)
+        goto fail;
+    if (w->keep_open) {
+        if (run_fd)
+            *run_fd = w->fd;
+        w->fd = -1;
+        writer_free(w);
+        return CLI_EXIT_OK;
+    }
+    if (w->is_stdout) {
+        writer_free(w);
+        return CLI_EXIT_OK;
+    }
+    const uint64_t t0 = cli_now_ns();
+    if (w->is_regular && fsync(w->fd) != 0) {
+        cli_error("%s: cannot flush output to disk: %s", w->name, strerror(errno));
+        goto fail;
+    }
+    w->write_ns += cli_now_ns() - t0;
+    if (w->tmp_path) {
+        if (w->set_owner && fchown(w->fd, w->uid, w->gid) != 0) {
+            /* Keeping the owner is a courtesy; the data matters more. */
+        }
+        if (fchmod(w->fd, w->mode) != 0) {
+            cli_error("%s: cannot set the output's mode: %s", w->name, strerror(errno));
+            goto fail;
+        }
+    }
+    if (close(w->fd) != 0) {
+        w->fd = -1;
+        cli_error("%s: write error on close: %s", w->name, strerror(errno));
+        goto fail;
+    }
+    w->fd = -1;
+    if (w->tmp_path) {
+        if (cli_tmp_rename(w->tmp_path, w->final_path) != 0) {
+            cli_error("%s: cannot rename the temporary output into place: %s", w->name,
+                      strerror(errno));
+            goto fail;
+        }
+        free(w->tmp_path);
+        w->tmp_path = NULL;
+        sync_directory_of(w->final_path);
+    }
+    writer_free(w);
+    return CLI_EXIT_OK;
+
+fail:
+    cli_writer_abort(w);
+    return CLI_EXIT_IO;
+}
+
+void cli_writer_abort(cli_writer *w)
+{
+    if (!w)
+        return;
+    if (w->fd >= 0 && !w->is_stdout)
+        close(w->fd);
+    w->fd = -1;
+    if (w->tmp_path) {
+        unlink(w->tmp_path);
+        cli_tmp_unregister(w->tmp_path);
+    }
+    writer_free(w);
+}

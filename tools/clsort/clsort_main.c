@@ -1,0 +1,47 @@
+/* clsort_main.c - entry point of the clsort command-line tool: parse, then dispatch. The work is in
+ * clsort_extsort.c (sorting), clsort_records.c (checking) and clsort_devices.c (information). */
+#include <stdio.h>
+
+#include "clsort.h"
+#include "clsort_args.h"
+#include "clsort_devices.h"
+#include "clsort_extsort.h"
+#include "clsort_messages.h"
+#include "clsort_progress.h"
+#include "clsort_signals.h"
+
+int main(int argc, char **argv)
+{
+    /* First, before the OpenCL runtime starts threads that must inherit the signal mask. */
+    if (cli_signals_init() != 0)
+        cli_info(1, "warning: cannot watch for signals; an interrupt may leave a temporary file");
+
+    cli_opts opts;
+    int rc = cli_parse_args(argc, argv, &opts);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_progress_init(cli_display_level < 1 ? 0 : opts.progress);
+
+    switch (opts.mode) {
+    case CLI_MODE_HELP:
+        cli_print_help();
+        return CLI_EXIT_OK;
+    case CLI_MODE_VERSION:
+        printf("clsort %s (library %s)\n", CLSORT_VERSION_STRING, clsort_version_string());
+        return CLI_EXIT_OK;
+    case CLI_MODE_LIST_DEVICES:
+        return cli_list_devices();
+    case CLI_MODE_CLEAR_CACHE:
+        return cli_clear_cache();
+    case CLI_MODE_CHECK:
+        return cli_check_sorted(&opts);
+    case CLI_MODE_SORT:
+        break;
+    }
+    rc = cli_sort_input(&opts);
+    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
+        cli_error("standard output: write error");
+        rc = CLI_EXIT_IO;
+    }
+    return rc;
+}

@@ -1,0 +1,38 @@
+/* clsort_messages.h - what every part of the clsort command-line tool shares: exit codes and
+ * messages on stderr at a chosen verbosity. The clock and size formatting are in clsort_units.h. */
+#ifndef CLSORT_MESSAGES_H
+#define CLSORT_MESSAGES_H
+
+#include <stddef.h>
+
+/* The documented exit codes (docs/clsort.1). */
+enum {
+    CLI_EXIT_OK = 0,       /* success, or --check found the input sorted */
+    CLI_EXIT_DISORDER = 1, /* --check found disorder */
+    CLI_EXIT_USAGE = 2,    /* bad option, bad number, key beyond the record */
+    CLI_EXIT_IO = 3,       /* input/output or data error */
+    CLI_EXIT_DEVICE = 4    /* OpenCL or device error */
+};
+
+/* 0: errors only (-q), 1: errors and warnings (default), 2 and up: -v details. */
+extern int cli_display_level;
+
+/** Prints "clsort: " + the message + newline on stderr, whatever the display level. Errors always
+ *  show: every non-zero exit says what went wrong and where. */
+void cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/** Prints "clsort: " + the message + newline on stderr when cli_display_level >= level. */
+void cli_info(int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/** malloc that reports failure as an error and returns NULL (callers exit with CLI_EXIT_IO). */
+void *cli_malloc(size_t size, const char *what);
+
+#endif /* CLSORT_MESSAGES_H */
