@@ -96,141 +96,83 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
 #define GROUP_APPLY(K, V, nlev, flip) NET_APPLY(K, V, LOCAL_LOG, LOCAL_KEYS, nlev, flip)
 
 /* Moves this work-item's keys from the layout `cur` to the layout of the next group. */
-#if VAL_BYTES
 #define REGROUP(lay, nlev, flip)                                                        \
     do {                                                                                \
         _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
             const uint q_ = LPAD(LAYOUT_POS(cur, m_));                                  \
             lk[q_] = k[m_];                                                             \
-            lv[q_] = v[m_];                                                             \
+            IF_VALS(lv[q_] = v[m_];)                                                    \
         }                                                                               \
         cur = make_layout(t, lay, nlev, flip);                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                   \
         _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
             const uint q_ = LPAD(LAYOUT_POS(cur, m_));                                  \
             k[m_] = lk[q_];                                                             \
-            v[m_] = lv[q_];                                                             \
+            IF_VALS(v[m_] = lv[q_];)                                                    \
         }                                                                               \
     } while (0)
-#else
-#define REGROUP(lay, nlev, flip)                                                        \
-    do {                                                                                \
-        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                      \
-            lk[LPAD(LAYOUT_POS(cur, m_))] = k[m_];                                      \
-        cur = make_layout(t, lay, nlev, flip);                                          \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                      \
-            k[m_] = lk[LPAD(LAYOUT_POS(cur, m_))];                                      \
-    } while (0)
-#endif
 
 /* Direct loads from global memory into this work-item's registers in the layout `cur`: used
  * where the layout's lowest stride is at least 32, so that neighbouring work-items read
  * neighbouring keys (coalesced). The contiguous layout (work-item t holding t*LOCAL_KEYS + m) is
  * not coalesced; it goes through local memory instead (LDS_LOAD / LDS_STORE): measured on an
  * H200, direct contiguous loads and stores made the tile passes 1.2-2.4x slower. */
-#if VAL_BYTES
 #define REG_LOAD()                                                                      \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
         const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
         k[m_] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                          \
-        v[m_] = p_ < n ? vals[p_] : 0;                                                  \
+        IF_VALS(v[m_] = p_ < n ? vals[p_] : 0;)                                         \
     }
 #define REG_STORE()                                                                     \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
         const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
         if (p_ < n) {                                                                   \
             keys[p_] = from_order(k[m_], xf);                                           \
-            vals[p_] = v[m_];                                                           \
+            IF_VALS(vals[p_] = v[m_];)                                                  \
         }                                                                               \
     }
 #define LDS_LOAD()                                                                      \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
         const idx_t p_ = first + s_;                                                    \
         lk[LPAD(s_)] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                   \
-        lv[LPAD(s_)] = p_ < n ? vals[p_] : 0;                                           \
+        IF_VALS(lv[LPAD(s_)] = p_ < n ? vals[p_] : 0;)                                  \
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
         k[m_] = lk[LPAD(LAYOUT_POS(cur, m_))];                                          \
-        v[m_] = lv[LPAD(LAYOUT_POS(cur, m_))];                                          \
+        IF_VALS(v[m_] = lv[LPAD(LAYOUT_POS(cur, m_))];)                                 \
     }
 #define LDS_STORE()                                                                     \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
         lk[LPAD(LAYOUT_POS(cur, m_))] = k[m_];                                          \
-        lv[LPAD(LAYOUT_POS(cur, m_))] = v[m_];                                          \
+        IF_VALS(lv[LPAD(LAYOUT_POS(cur, m_))] = v[m_];)                                 \
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
         const idx_t p_ = first + s_;                                                    \
         if (p_ < n) {                                                                   \
             keys[p_] = from_order(lk[LPAD(s_)], xf);                                    \
-            vals[p_] = lv[LPAD(s_)];                                                    \
+            IF_VALS(vals[p_] = lv[LPAD(s_)];)                                           \
         }                                                                               \
     }
-#else
-#define REG_LOAD()                                                                      \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
-        k[m_] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                          \
-    }
-#define REG_STORE()                                                                     \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
-        if (p_ < n)                                                                     \
-            keys[p_] = from_order(k[m_], xf);                                           \
-    }
-#define LDS_LOAD()                                                                      \
-    for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
-        const idx_t p_ = first + s_;                                                    \
-        lk[LPAD(s_)] = p_ < n ? to_order(keys[p_], xf) : KEY_VIRTUAL;                   \
-    }                                                                                   \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                          \
-        k[m_] = lk[LPAD(LAYOUT_POS(cur, m_))];
-#define LDS_STORE()                                                                     \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                          \
-        lk[LPAD(LAYOUT_POS(cur, m_))] = k[m_];                                          \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
-        const idx_t p_ = first + s_;                                                    \
-        if (p_ < n)                                                                     \
-            keys[p_] = from_order(lk[LPAD(s_)], xf);                                    \
-    }
-#endif
 
 /* A solo tile's keys are contiguous: plain addressing that a CPU compiler vectorises (the
  * layout arithmetic of LAYOUT_POS, with its run-time shifts, made PoCL 10x slower). */
-#if VAL_BYTES
 #define SOLO_LOAD()                                                                     \
     const bool all_in_ = first + TILE <= n;                                             \
     _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
         const idx_t p_ = first + m_;                                                    \
         k[m_] = (all_in_ || p_ < n) ? to_order(keys[p_], xf) : KEY_VIRTUAL;             \
-        v[m_] = (all_in_ || p_ < n) ? vals[p_] : 0;                                     \
+        IF_VALS(v[m_] = (all_in_ || p_ < n) ? vals[p_] : 0;)                            \
     }
 #define SOLO_STORE()                                                                    \
     _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
         const idx_t p_ = first + m_;                                                    \
         if (all_in_ || p_ < n) {                                                        \
             keys[p_] = from_order(k[m_], xf);                                           \
-            vals[p_] = v[m_];                                                           \
+            IF_VALS(vals[p_] = v[m_];)                                                  \
         }                                                                               \
     }
-#else
-#define SOLO_LOAD()                                                                     \
-    const bool all_in_ = first + TILE <= n;                                             \
-    _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
-        const idx_t p_ = first + m_;                                                    \
-        k[m_] = (all_in_ || p_ < n) ? to_order(keys[p_], xf) : KEY_VIRTUAL;             \
-    }
-#define SOLO_STORE()                                                                    \
-    _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \
-        const idx_t p_ = first + m_;                                                    \
-        if (all_in_ || p_ < n)                                                          \
-            keys[p_] = from_order(k[m_], xf);                                           \
-    }
-#endif
 
 /* Runs the levels with strides jtop, jtop/2, ..., 1 of one merge (a flip first when flip), in
  * groups of up to LOCAL_LOG levels; the keys start in the layout `cur`. */
@@ -258,19 +200,11 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
 #define TILE_PROLOGUE()                                                                 \
     TILE_LDS_DECL                                                                       \
     key_type k[LOCAL_KEYS];                                                             \
-    TILE_VALS_DECL                                                                      \
+    IF_VALS(val_type v[LOCAL_KEYS];)                                                    \
     const uint t = SOLO_TILE ? 0 : get_local_id(0);                                     \
     keys += SEGMENT_BASE();                                                             \
-    TILE_VALS_OFFSET                                                                    \
+    IF_VALS(vals += SEGMENT_BASE();)                                                    \
     const idx_t first = (idx_t)(SOLO_TILE ? get_global_id(0) : get_group_id(0)) * TILE
-
-#if VAL_BYTES
-#define TILE_VALS_DECL val_type v[LOCAL_KEYS];
-#define TILE_VALS_OFFSET vals += SEGMENT_BASE();
-#else
-#define TILE_VALS_DECL
-#define TILE_VALS_OFFSET
-#endif
 
 /* The transposition network's program needs only bitonic_merge_tile (CLSORT_NET 2: the host
  * passes the network; leaving the rest out saves PoCL seconds of compiling). */
@@ -349,7 +283,6 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
  * one store serve R levels. */
 #if !defined(CLSORT_NET) || CLSORT_NET != 2
 /* Loads and stores of a global pass's rows; ALL_IN: every position is known to be below n. */
-#if VAL_BYTES
 #define GLOBAL_ROWS_LOAD(ALL_IN)                                                        \
     _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
         if (m >= cnt)                                                                   \
@@ -357,7 +290,7 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
         _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
             const idx_t p = POS_(m, c);                                                 \
             k[m][c] = (ALL_IN || p < n) ? to_order(keys[p], xf) : KEY_VIRTUAL;         \
-            v[m][c] = (ALL_IN || p < n) ? vals[p] : 0;                                  \
+            IF_VALS(v[m][c] = (ALL_IN || p < n) ? vals[p] : 0;)                         \
         }                                                                               \
     }
 #define GLOBAL_ROWS_STORE(ALL_IN)                                                       \
@@ -368,31 +301,10 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
             const idx_t p = POS_(m, c);                                                 \
             if (ALL_IN || p < n) {                                                      \
                 keys[p] = from_order(k[m][c], xf);                                      \
-                vals[p] = v[m][c];                                                      \
+                IF_VALS(vals[p] = v[m][c];)                                             \
             }                                                                           \
         }                                                                               \
     }
-#else
-#define GLOBAL_ROWS_LOAD(ALL_IN)                                                        \
-    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
-        if (m >= cnt)                                                                   \
-            break;                                                                      \
-        _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
-            const idx_t p = POS_(m, c);                                                 \
-            k[m][c] = (ALL_IN || p < n) ? to_order(keys[p], xf) : KEY_VIRTUAL;         \
-        }                                                                               \
-    }
-#define GLOBAL_ROWS_STORE(ALL_IN)                                                       \
-    _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
-        if (m >= cnt)                                                                   \
-            break;                                                                      \
-        _Pragma("unroll") for (uint c = 0; c < VEC_STEP; ++c) {                         \
-            const idx_t p = POS_(m, c);                                                 \
-            if (ALL_IN || p < n)                                                        \
-                keys[p] = from_order(k[m][c], xf);                                      \
-        }                                                                               \
-    }
-#endif
 
 /* With VEC_STEP == TILE (<= 32) and lowest stride TILE, each row a work-item holds is a whole
  * tile: the tile's half-cleaners (TILE/2 .. 1) can follow in registers, and the merge needs no
@@ -415,17 +327,12 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
 static inline __attribute__((always_inline)) void bitonic_global(const uint R, const uint FLIP,
                                                                  const uint TAIL,
                                                                  __global key_type *restrict keys
-#if VAL_BYTES
-                           , __global val_type *restrict vals
-#endif
-                           , const idx_t n, const uint xf, const uint log_jlow)
+                                                                 VALS_PARAM, const idx_t n, const uint xf, const uint log_jlow)
 {
     /* VEC_STEP adjacent columns per work-item: the same slot of neighbouring columns sits at
      * neighbouring positions (reversed in a flip's upper half), which a CPU vectorises. */
     key_type k[KEYS_PER_ITEM][VEC_STEP];
-#if VAL_BYTES
-    val_type v[KEYS_PER_ITEM][VEC_STEP];
-#endif
+    IF_VALS(val_type v[KEYS_PER_ITEM][VEC_STEP];)
     const uint cnt = 1u << R, hcnt = cnt >> 1;
     const idx_t t = (idx_t)get_global_id(0) * VEC_STEP;
     const idx_t jlow = (idx_t)1 << log_jlow;
@@ -438,9 +345,7 @@ static inline __attribute__((always_inline)) void bitonic_global(const uint R, c
 #endif
     const idx_t mirror = base ^ ((jlow << R) - 1);
     keys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-#endif
+    IF_VALS(vals += SEGMENT_BASE();)
 #define POS_(m, c) ((FLIP && (m) >= hcnt) ? mirror - (idx_t)(cnt - 1 - (m)) * jlow - (c) : base + (idx_t)(m) * jlow + (c))
     /* Work-items whose keys all lie below n (all but the tail) skip the per-key checks, which
      * cost PoCL 3-6x per pass (docs/perf.md). The largest position is the last row's last

@@ -56,6 +56,14 @@ typedef ulong idx_t;
 #endif
 
 /* Kernel parameter lists differ only by whether values travel with the keys. */
+/* IF_VALS(code): `code` when values travel with the keys (VAL_BYTES != 0), nothing otherwise, so
+ * that one load/store macro or kernel body serves keys alone and pairs. */
+#if VAL_BYTES
+#define IF_VALS(...) __VA_ARGS__
+#else
+#define IF_VALS(...)
+#endif
+
 #if VAL_BYTES
 #define VALS_PARAM , __global val_type *restrict vals
 #define VALS_ARG , vals
@@ -212,6 +220,17 @@ inline void store_local_vals(__global val_type *vals, __local const val_type *lv
 #define LOAD_TILE(first, count) load_local(lk, keys, first, count, n, xf)
 #define STORE_TILE(first, from, count) store_local(keys, lk, first, from, count, n, xf)
 #endif
+
+/* The opening of a tile pass that sorts in local memory (oem_sort_tile, oet_sort_tile): the tile's
+ * TILE keys (and values) of this work-group, loaded into lk (lv) for the whole work-group. */
+#define LOCAL_TILE_PROLOGUE()                                   \
+    __local key_type lk[TILE];                                  \
+    LOCAL_VALS(lv, TILE);                                       \
+    keys += SEGMENT_BASE();                                     \
+    IF_VALS(vals += SEGMENT_BASE();)                            \
+    const idx_t first = (idx_t)get_group_id(0) * TILE;          \
+    LOAD_TILE(first, TILE);                                     \
+    barrier(CLK_LOCAL_MEM_FENCE)
 
 /* Loops over this work-item's share of `total` comparators in one level: VEC_STEP consecutive
  * comparators per work-item per step, so neighbouring work-items touch neighbouring slots. */

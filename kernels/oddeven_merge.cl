@@ -26,15 +26,7 @@ __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void oem_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
                    const uint kmax)
 {
-    __local key_type lk[TILE];
-    LOCAL_VALS(lv, TILE);
-    keys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-#endif
-    const idx_t first = (idx_t)get_group_id(0) * TILE;
-    LOAD_TILE(first, TILE);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    LOCAL_TILE_PROLOGUE();
     for (uint p = 1; p < kmax; p <<= 1) {
         for (uint k = p; k > 0; k >>= 1) {
             FOR_EACH_COMPARATOR(c, TILE / 2) {
@@ -66,9 +58,7 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R, _
                            const uint xf, const uint log_jlow)
 {
     key_type k[KEYS_PER_ITEM];
-#if VAL_BYTES
-    val_type v[KEYS_PER_ITEM];
-#endif
+    IF_VALS(val_type v[KEYS_PER_ITEM];)
     const uint cnt = 1u << R, hcnt = cnt >> 1;
     const idx_t t = get_global_id(0);
     const idx_t jlow = (idx_t)1 << log_jlow;
@@ -84,9 +74,7 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R, _
     for (uint m = 0; m < cnt; ++m) {
         const idx_t p = base + (idx_t)m * jlow;
         k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
-#if VAL_BYTES
-        v[m] = p < n ? vals[p] : 0;
-#endif
+        IF_VALS(v[m] = p < n ? vals[p] : 0;)
     }
     for (uint m = 0; m < hcnt; ++m)
         CMPX(k, v, m, m + hcnt);
@@ -98,9 +86,7 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R, _
         const idx_t p = base + (idx_t)m * jlow;
         if (p < n) {
             dkeys[p] = from_order(k[m], xf);
-#if VAL_BYTES
-            dvals[p] = v[m];
-#endif
+            IF_VALS(dvals[p] = v[m];)
         }
     }
 }
@@ -147,9 +133,7 @@ __kernel void oem_global_level(__global key_type *restrict keys VALS_PARAM, cons
  * equals bit k of its position. */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 void oem_merge_halo(__global const key_type *restrict keys, __global key_type *restrict dkeys
-#if VAL_BYTES
-                    , __global const val_type *restrict vals, __global val_type *restrict dvals
-#endif
+                    OEM_TOP_VALS
                     , const idx_t n, const uint xf, const uint log_p)
 {
     __local key_type lk[3 * TILE];
@@ -163,9 +147,7 @@ void oem_merge_halo(__global const key_type *restrict keys, __global key_type *r
     const idx_t p = (idx_t)1 << log_p;
     const idx_t first = (idx_t)get_group_id(0) * TILE - TILE; /* wraps for group 0: virtual */
     load_local(lk, keys, first, 3 * TILE, n, xf);
-#if VAL_BYTES
-    load_local_vals(lv, vals, first, 3 * TILE, n);
-#endif
+    IF_VALS(load_local_vals(lv, vals, first, 3 * TILE, n);)
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint k = TILE / 2; k > 0; k >>= 1) {
         FOR_EACH_COMPARATOR(c, 3 * TILE / 2) {
@@ -176,7 +158,5 @@ void oem_merge_halo(__global const key_type *restrict keys, __global key_type *r
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     store_local(dkeys, lk, first, TILE, 2 * TILE, n, xf);
-#if VAL_BYTES
-    store_local_vals(dvals, lv, first, TILE, 2 * TILE, n);
-#endif
+    IF_VALS(store_local_vals(dvals, lv, first, TILE, 2 * TILE, n);)
 }

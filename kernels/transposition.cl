@@ -32,9 +32,7 @@ void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
     _Pragma("unroll") for (uint m = 0; m < TILE; ++m) {
         const idx_t p = first + m;
         k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
-#if VAL_BYTES
-        v[m] = p < n ? vals[p] : 0;
-#endif
+        IF_VALS(v[m] = p < n ? vals[p] : 0;)
     }
     for (uint r = 0; r < rounds; ++r) {
         _Pragma("unroll") for (uint m = 0; m + 1 < TILE; m += 2)
@@ -46,21 +44,11 @@ void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
         const idx_t p = first + m;
         if (p < n) {
             keys[p] = from_order(k[m], xf);
-#if VAL_BYTES
-            vals[p] = v[m];
-#endif
+            IF_VALS(vals[p] = v[m];)
         }
     }
 #else
-    __local key_type lk[TILE];
-    LOCAL_VALS(lv, TILE);
-    keys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-#endif
-    const idx_t first = (idx_t)get_group_id(0) * TILE;
-    LOAD_TILE(first, TILE);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    LOCAL_TILE_PROLOGUE();
     for (uint r = 0; r < rounds; ++r) {
         FOR_EACH_COMPARATOR(c, TILE / 2) {
             CMPX(lk, lv, 2 * c, 2 * c + 1);

@@ -13,19 +13,6 @@
 
 static clsort_ctx *ctx;
 
-/* Resident host memory in bytes (/proc/self/statm), 0 if unknown. */
-static size_t rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, resident = 0;
-    if (!f)
-        return 0;
-    if (fscanf(f, "%lu %lu", &size, &resident) != 2)
-        resident = 0;
-    fclose(f);
-    return resident * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 /* A failure may release what a success keeps (scratch buffers, the last sort's profiling
  * events) but never hold more: compare with the counts after a good sort of the same shape. */
 static int no_more_than(h_counts now, h_counts good)
@@ -132,7 +119,7 @@ static void test_max_alloc(void)
     }
     const size_t n32 = bytes / 4, n64 = bytes / 8;
     const h_counts before = h_now();
-    const size_t rss0 = rss_bytes();
+    const size_t rss0 = t_rss_bytes();
 
     int rc = clsort_sort(ctx, keys, n32, CLSORT_U32, CLSORT_BITONIC, 0);
     t_is_status(rc, CLSORT_ERR_OUT_OF_MEMORY, "clsort_sort of %zu u32 keys (above max alloc)",
@@ -147,7 +134,7 @@ static void test_max_alloc(void)
     const size_t n = 4096, count = bytes / 4 / n;
     rc = clsort_sort_batch(ctx, keys, n, count, CLSORT_U32, CLSORT_BITONIC, 0);
     t_is_status(rc, CLSORT_ERR_OUT_OF_MEMORY, "clsort_sort_batch of %zu x %zu u32 keys", count, n);
-    const size_t rss1 = rss_bytes();
+    const size_t rss1 = t_rss_bytes();
     t_ok(rss1 < rss0 + ((size_t)64 << 20),
          "... no host memory was touched (resident %zu MiB before, %zu MiB after)", rss0 >> 20,
          rss1 >> 20);
@@ -262,14 +249,14 @@ static void test_repeated(void)
     int bad = 0;
     for (int i = 0; i < 300; ++i) {
         if (i == 50)
-            rss0 = rss_bytes();
+            rss0 = t_rss_bytes();
         atomic_store(&h_fail_launch_after_, i % 7);
         atomic_store(&h_fail_launch_, CL_OUT_OF_RESOURCES);
         bad += clsort_sort(ctx, keys, n, CLSORT_U32, t_algos[1 + i % 3], CLSORT_NO_HOST_FALLBACK) ==
                CLSORT_OK;
         atomic_store(&h_fail_launch_, 0);
     }
-    const size_t rss1 = rss_bytes();
+    const size_t rss1 = t_rss_bytes();
     t_ok(bad == 0, "300 injected launch failures all reported");
     t_ok(no_more_than(h_now(), base), "... no OpenCL object leaked");
     if (H_ASAN)

@@ -12,18 +12,6 @@
 
 #define MAX_N 5000
 
-static size_t rss_bytes(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, resident = 0;
-    if (!f)
-        return 0;
-    if (fscanf(f, "%lu %lu", &size, &resident) != 2)
-        resident = 0;
-    fclose(f);
-    return resident * (size_t)sysconf(_SC_PAGESIZE);
-}
-
 /* One sort of the given shape, checked against the reference. Returns 1 if correct. */
 static int one_sort(clsort_ctx *ctx, t_rng *r, size_t n, clsort_type type,
                     clsort_algorithm algo, int pairs, unsigned flags)
@@ -57,8 +45,7 @@ static int one_sort(clsort_ctx *ctx, t_rng *r, size_t n, clsort_type type,
 int main(void)
 {
     t_init("test_longrun");
-    const char *lv = getenv("CLSORT_TEST_LEVEL");
-    const int level = lv && *lv ? atoi(lv) : 1;
+    const int level = t_level();
     const int total = level <= 0 ? 600 : level == 1 ? 3000 : 10000;
     clsort_ctx *ctx = t_create_ctx();
     const double t0 = t_now_ms();
@@ -79,7 +66,7 @@ int main(void)
     for (int i = 0; i < 200; ++i) /* settle the allocator */
         bad += !one_sort(ctx, &r, 1 + t_rand_below(&r, MAX_N), t_types[i % T_NTYPES],
                          t_algos[i % T_NALGOS], i & 1, (i & 2) ? CLSORT_NO_HOST_FALLBACK : 0);
-    const size_t rss0 = rss_bytes();
+    const size_t rss0 = t_rss_bytes();
     const h_counts c0 = h_now();
     t_diag("after warm-up: resident %zu KiB, %ld device buffers of %lld bytes, %ld programs, "
            "%ld kernels", rss0 >> 10, c0.buffers, c0.buffer_bytes, c0.programs, c0.kernels);
@@ -103,12 +90,12 @@ int main(void)
             /* An error now and then: it must not leave anything behind either. */
             uint32_t k[4] = {3, 2, 1, 0};
             (void)clsort_sort(ctx, k, 4, (clsort_type)99, algo, 0);
-            const size_t now = rss_bytes();
+            const size_t now = t_rss_bytes();
             if (now > rss_max)
                 rss_max = now;
         }
     }
-    const size_t rss1 = rss_bytes();
+    const size_t rss1 = t_rss_bytes();
     const h_counts c1 = h_now();
     t_ok(failures == 0, "%d sorts of random sizes and types correct (%d on the device, %.1f s)",
          total, device, (t_now_ms() - t0) / 1e3);

@@ -76,20 +76,9 @@ static int run_case(group *g, clsort_type type, clsort_algorithm algo, unsigned 
     snprintf(what, sizeof what, "%s %s flags=%u dist=%s n=%zu", t_type_name(type),
              t_algo_name(algo), flags, t_dist_name(dist), n);
     const int show = verbose || g->failed < MAX_SHOWN;
-    if (rc != CLSORT_OK) {
+    if (!t_check_sorted(ctx, rc, what, show, type, keys, ref_buf, n))
         ok = 0;
-        if (show)
-            t_diag("%s: returned %s (%d): %s", what, clsort_status_name(rc), rc,
-                   clsort_last_error(ctx));
-    } else {
-        const size_t at = t_first_diff(type, keys, ref_buf, n);
-        if (at < n) {
-            ok = 0;
-            if (show) {
-                t_diag("%s: output differs from the reference at index %zu", what, at);
-                t_diag_diff(type, keys, ref_buf, n, at);
-            }
-        }
+    if (rc == CLSORT_OK) {
         for (size_t i = 0; i < front * sz; ++i)
             if (work_buf[i] != GUARD_BYTE) {
                 ok = 0;
@@ -324,9 +313,7 @@ static int replay_one(const char *spec)
 int main(void)
 {
     t_init("test_sort_keys");
-    const char *lv = getenv("CLSORT_TEST_LEVEL");
-    if (lv && *lv)
-        level = atoi(lv);
+    level = t_level();
     ctx = t_create_ctx();
     const char *one = getenv("CLSORT_TEST_CASE");
     if (one && *one) {

@@ -87,20 +87,9 @@ static int run_case(group *g, clsort_type type, size_t vsize, clsort_algorithm a
              t_type_name(type), vsize, t_algo_name(algo), flags, t_dist_name(dist), n);
     const int show = g->failed < MAX_SHOWN;
     int ok = 1;
-    if (rc != CLSORT_OK) {
+    if (!t_check_sorted(ctx, rc, what, show, type, keys, ref, n))
         ok = 0;
-        if (show)
-            t_diag("%s: returned %s (%d): %s", what, clsort_status_name(rc), rc,
-                   clsort_last_error(ctx));
-    } else {
-        const size_t at = t_first_diff(type, keys, ref, n);
-        if (at < n) {
-            ok = 0;
-            if (show) {
-                t_diag("%s: keys differ from the reference at index %zu", what, at);
-                t_diag_diff(type, keys, ref, n, at);
-            }
-        }
+    if (rc == CLSORT_OK) {
         memset(seen, 0, n);
         int64_t prev = -1;
         for (size_t i = 0; ok && i < n; ++i) {
@@ -210,9 +199,7 @@ static void test_stable(clsort_type type, size_t vsize, clsort_algorithm algo, u
 int main(void)
 {
     t_init("test_sort_pairs");
-    const char *lv = getenv("CLSORT_TEST_LEVEL");
-    if (lv && *lv)
-        level = atoi(lv);
+    level = t_level();
     ctx = t_create_ctx();
     clsort_device_info info;
     const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;

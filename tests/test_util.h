@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__GNUC__)
 #define T_PRINTF_(f, a) __attribute__((format(printf, f, a)))
@@ -482,6 +483,49 @@ static T_UNUSED_ clsort_ctx *t_create_ctx(void)
                info.platform ? info.platform : "?", info.type ? info.type : "?",
                info.config_source ? info.config_source : "?");
     return ctx;
+}
+
+/** The test level from CLSORT_TEST_LEVEL: 0 quick, 1 default, 2 thorough. */
+static T_UNUSED_ int t_level(void)
+{
+    const char *lv = getenv("CLSORT_TEST_LEVEL");
+    return lv && *lv ? atoi(lv) : 1;
+}
+
+/** Resident host memory of this process in bytes (/proc/self/statm), 0 where unknown. */
+static T_UNUSED_ size_t t_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, resident = 0;
+    if (!f)
+        return 0;
+    if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return resident * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/** The first check of a sort case: the call returned CLSORT_OK and `got` equals the reference
+ *  `want` (n keys of `type`). `what` names the case; diagnostics are printed only when `show`.
+ *  Returns 1 if both hold. */
+static T_UNUSED_ int t_check_sorted(const clsort_ctx *ctx, int rc, const char *what, int show,
+                                    clsort_type type, const void *got, const void *want, size_t n)
+{
+    if (rc != CLSORT_OK) {
+        if (show)
+            t_diag("%s: returned %s (%d): %s", what, clsort_status_name(rc), rc,
+                   clsort_last_error(ctx));
+        return 0;
+    }
+    const size_t at = t_first_diff(type, got, want, n);
+    if (at < n) {
+        if (show) {
+            t_diag("%s: keys differ from the reference at index %zu", what, at);
+            t_diag_diff(type, got, want, n, at);
+        }
+        return 0;
+    }
+    return 1;
 }
 
 #endif /* CLSORT_TEST_UTIL_H */

@@ -169,9 +169,7 @@ static void test_random_batches(void)
 int main(void)
 {
     t_init("test_zero_one");
-    const char *lv = getenv("CLSORT_TEST_LEVEL");
-    if (lv && *lv)
-        level = atoi(lv);
+    level = t_level();
     ctx = t_create_ctx();
     const unsigned max_n = level >= 2 ? 18 : 16;
     uint32_t *keys = t_xmalloc(((size_t)1 << max_n) * max_n * sizeof *keys);
