@@ -53,6 +53,14 @@ void oem_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
 #define OEM_TOP_VALS
 #define OEM_TOP_VALS_ARG
 #endif
+/* The out-of-place passes (oem_global_top_rR, oem_merge_halo) move all four buffers to the
+ * segment (batch) this work-item belongs to. */
+#define OEM_SEGMENT_BUFFERS()                                                           \
+    do {                                                                                \
+        keys += SEGMENT_BASE();                                                         \
+        dkeys += SEGMENT_BASE();                                                        \
+        IF_VALS(vals += SEGMENT_BASE(); dvals += SEGMENT_BASE();)                       \
+    } while (0)
 static inline __attribute__((always_inline)) void oem_global_top(const uint R, __global const key_type *restrict keys,
                            __global key_type *restrict dkeys OEM_TOP_VALS, const idx_t n,
                            const uint xf, const uint log_jlow)
@@ -65,12 +73,7 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R, _
     const idx_t base = ((t >> log_jlow) << (log_jlow + R)) | (t & (jlow - 1));
     if (base >= n)
         return;
-    keys += SEGMENT_BASE();
-    dkeys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-    dvals += SEGMENT_BASE();
-#endif
+    OEM_SEGMENT_BUFFERS();
     for (uint m = 0; m < cnt; ++m) {
         const idx_t p = base + (idx_t)m * jlow;
         k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
@@ -138,12 +141,7 @@ void oem_merge_halo(__global const key_type *restrict keys, __global key_type *r
 {
     __local key_type lk[3 * TILE];
     LOCAL_VALS(lv, 3 * TILE);
-    keys += SEGMENT_BASE();
-    dkeys += SEGMENT_BASE();
-#if VAL_BYTES
-    vals += SEGMENT_BASE();
-    dvals += SEGMENT_BASE();
-#endif
+    OEM_SEGMENT_BUFFERS();
     const idx_t p = (idx_t)1 << log_p;
     const idx_t first = (idx_t)get_group_id(0) * TILE - TILE; /* wraps for group 0: virtual */
     load_local(lk, keys, first, 3 * TILE, n, xf);
