@@ -3,6 +3,7 @@
 #include "config.h"
 #include "device.h"
 #include "params.h"
+#include "plan.h"
 #include "program.h"
 #include "run.h"
 
@@ -240,6 +241,7 @@ static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clso
                    : CLSORT_ERR_INVALID_ARG;
     if (!params->wg_size && !params->vec_step && !params->tile && !params->keys_per_item) {
         ctx->params[net][width][valkind] = ctx->configured[net][width][valkind];
+        ctx->overridden[net][width][valkind] = 0;
         return CLSORT_OK;
     }
     /* Zero fields keep the configured value. */
@@ -253,6 +255,18 @@ static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clso
     if (clsort__check_params(&ctx->dev, net, width, valkind, &p, why, sizeof why))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: %s", why);
     ctx->params[net][width][valkind] = p;
+    ctx->overridden[net][width][valkind] = 1;
+    return CLSORT_OK;
+}
+
+static int clsort_get_params_for_size_locked(clsort_ctx *ctx, clsort_algorithm algo,
+                                             clsort_type type, size_t value_size, uint64_t n,
+                                             clsort_params *params)
+{
+    int net, width, valkind;
+    if (!params || param_slot(ctx, algo, type, value_size, &net, &width, &valkind))
+        return CLSORT_ERR_INVALID_ARG;
+    *params = *clsort__params_for(ctx, net, width, valkind, n);
     return CLSORT_OK;
 }
 
@@ -288,6 +302,17 @@ int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, 
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
     const int rc = clsort_set_params_locked(ctx, algo, type, value_size, params);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_get_params_for_size(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
+                               size_t value_size, uint64_t n, clsort_params *params)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_get_params_for_size_locked(ctx, algo, type, value_size, n, params);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

@@ -69,6 +69,9 @@ const char *clsort__installed_config_dir(void)
 
 typedef struct config_values {
     clsort_params params[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
+    clsort__size_range ranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS]
+                             [CLSORT__MAX_SIZE_RANGES];
+    int nranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
     clsort__auto_rule rules[CLSORT__MAX_AUTO_RULES];
     int nrules;
     uint64_t host_fallback_max;
@@ -80,6 +83,7 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
         for (int w = 0; w < CLSORT__WIDTHS; ++w)
             for (int v = 0; v < CLSORT__VALKINDS; ++v)
                 clsort__default_params(dev, net, w, v, &out->params[net][w][v]);
+    memset(out->nranges, 0, sizeof out->nranges);
     /* No rules: AUTO runs bitonic, the fastest network at every size measured so far on PoCL
      * and on NVIDIA GPUs (docs/tuning.md). */
     out->nrules = 0;
@@ -96,8 +100,14 @@ typedef struct parse_state {
     const clsort__device *dev;
     clsort_ctx *ctx; /* NULL: warnings are dropped (clsort__config_source_for) */
     const char *path;
-    unsigned value[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][4];
-    int set[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][4];
+    /* Per slot: range 0 is the section without a size, ranges 1.. the sections with "@N" (in
+     * the order met; sorted when applied). */
+    unsigned value[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][1 + CLSORT__MAX_SIZE_RANGES]
+                  [4];
+    int set[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][1 + CLSORT__MAX_SIZE_RANGES][4];
+    uint64_t range_max[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS]
+                      [1 + CLSORT__MAX_SIZE_RANGES];
+    int nranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
     clsort__auto_rule rules[CLSORT__MAX_AUTO_RULES];
     int nrules, rules_bad;
     uint64_t host_fallback_max;
@@ -137,13 +147,22 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* "bitonic.32.keys" -> (0, 0, 0); returns 0, or -1 if the name is not such a section. */
-static int parse_section(const char *section, int *net, int *width, int *valkind)
+/* "bitonic.32.keys" -> (0, 0, 0) and *max_n 0; "bitonic.32.keys@65536" the same for inputs up
+ * to 65536 keys (*max_n 65536). Returns 0, or -1 if the name is not such a section. */
+static int parse_section(const char *section, int *net, int *width, int *valkind,
+                         uint64_t *max_n)
 {
     char buf[64];
     if (strlen(section) >= sizeof buf)
         return -1;
     strcpy(buf, section);
+    *max_n = 0;
+    char *at = strchr(buf, '@');
+    if (at) {
+        if (parse_u64(at + 1, max_n) || *max_n == 0)
+            return -1;
+        *at = 0;
+    }
     char *dot1 = strchr(buf, '.');
     char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
     if (!dot2 || strchr(dot2 + 1, '.'))
@@ -224,12 +243,31 @@ static int handle_entry(void *user, const char *section, const char *name, const
         return 1;
     }
     int net, w, v;
-    if (parse_section(section, &net, &w, &v)) {
+    uint64_t max_n;
+    if (parse_section(section, &net, &w, &v, &max_n)) {
         if (strcmp(st->last_bad_section, section) != 0) {
             snprintf(st->last_bad_section, sizeof st->last_bad_section, "%s", section);
             problem(st, "unknown section [%s] ignored", section);
         }
         return 1;
+    }
+    int r = 0; /* which range of the slot this section fills */
+    if (max_n) {
+        const int nr = st->nranges[net][w][v];
+        for (r = 1; r <= nr && st->range_max[net][w][v][r] != max_n; ++r)
+            ;
+        if (r > nr) {
+            if (nr == CLSORT__MAX_SIZE_RANGES) {
+                if (strcmp(st->last_bad_section, section) != 0) {
+                    snprintf(st->last_bad_section, sizeof st->last_bad_section, "%s", section);
+                    problem(st, "[%s]: more than %d size ranges for one network; ignored", section,
+                            CLSORT__MAX_SIZE_RANGES);
+                }
+                return 1;
+            }
+            st->nranges[net][w][v] = r;
+            st->range_max[net][w][v][r] = max_n;
+        }
     }
     for (int k = 0; k < 4; ++k)
         if (!strcmp(name, param_names[k])) {
@@ -239,12 +277,66 @@ static int handle_entry(void *user, const char *section, const char *name, const
                         name, value);
                 return 1;
             }
-            st->value[net][w][v][k] = (unsigned)x;
-            st->set[net][w][v][k] = 1;
+            st->value[net][w][v][r][k] = (unsigned)x;
+            st->set[net][w][v][r][k] = 1;
             return 1;
         }
     problem(st, "[%s] unknown key '%s' ignored", section, name);
     return 1;
+}
+
+/* One section's settings on top of `base`, checked against the device's limits; returns 1 and
+ * sets *out if usable. `range` names it in the warning ("" or "@N"). */
+static int section_params(parse_state *st, int net, int w, int v, int r, const clsort_params *base,
+                          clsort_params *out)
+{
+    const int *set = st->set[net][w][v][r];
+    if (!set[0] && !set[1] && !set[2] && !set[3])
+        return 0;
+    clsort_params p = *base;
+    unsigned *f[4] = {&p.wg_size, &p.vec_step, &p.tile, &p.keys_per_item};
+    for (int k = 0; k < 4; ++k)
+        if (set[k])
+            *f[k] = st->value[net][w][v][r][k];
+    char why[512], range[32] = "";
+    if (r)
+        snprintf(range, sizeof range, "@%llu", (unsigned long long)st->range_max[net][w][v][r]);
+    if (clsort__check_params(st->dev, net, w, v, &p, why, sizeof why) != CLSORT_OK) {
+        problem(st, "[%s.%d.%s%s] out of range for this device (%s); using the default "
+                    "parameters for it",
+                clsort_algorithm_name((clsort_algorithm)(net + 1)), w ? 64 : 32, valkind_names[v],
+                range, why);
+        return 0;
+    }
+    *out = p;
+    return 1;
+}
+
+/* The settings of one slot: its section without a size, then its size ranges, each on top of
+ * the slot's parameters (fields a range leaves out keep those). Returns how many were used. */
+static int apply_slot(parse_state *st, int net, int w, int v, config_values *out)
+{
+    int used = section_params(st, net, w, v, 0, &out->params[net][w][v],
+                              &out->params[net][w][v]);
+    int n = 0;
+    clsort__size_range *ranges = out->ranges[net][w][v];
+    for (int r = 1; r <= st->nranges[net][w][v]; ++r) {
+        clsort_params p;
+        if (!section_params(st, net, w, v, r, &out->params[net][w][v], &p))
+            continue;
+        /* Insertion by max_n: lookups take the first range that covers n. */
+        int at = n;
+        while (at > 0 && ranges[at - 1].max_n > st->range_max[net][w][v][r]) {
+            ranges[at] = ranges[at - 1];
+            --at;
+        }
+        ranges[at].max_n = st->range_max[net][w][v][r];
+        ranges[at].params = p;
+        ++n;
+        ++used;
+    }
+    out->nranges[net][w][v] = n;
+    return used;
 }
 
 /* Applies what the file gave on top of the defaults in *out, checking each section against the
@@ -254,26 +346,8 @@ static int apply_parsed(parse_state *st, config_values *out)
     int used = 0;
     for (int net = 0; net < CLSORT__NETWORKS; ++net)
         for (int w = 0; w < CLSORT__WIDTHS; ++w)
-            for (int v = 0; v < CLSORT__VALKINDS; ++v) {
-                const int *set = st->set[net][w][v];
-                if (!set[0] && !set[1] && !set[2] && !set[3])
-                    continue;
-                clsort_params p = out->params[net][w][v];
-                unsigned *f[4] = {&p.wg_size, &p.vec_step, &p.tile, &p.keys_per_item};
-                for (int k = 0; k < 4; ++k)
-                    if (set[k])
-                        *f[k] = st->value[net][w][v][k];
-                char why[512];
-                if (clsort__check_params(st->dev, net, w, v, &p, why, sizeof why) != CLSORT_OK) {
-                    problem(st, "[%s.%d.%s] out of range for this device (%s); using the default "
-                                "parameters for it",
-                            clsort_algorithm_name((clsort_algorithm)(net + 1)), w ? 64 : 32,
-                            valkind_names[v], why);
-                    continue;
-                }
-                out->params[net][w][v] = p;
-                ++used;
-            }
+            for (int v = 0; v < CLSORT__VALKINDS; ++v)
+                used += apply_slot(st, net, w, v, out);
     if (st->nrules && !st->rules_bad) {
         memcpy(out->rules, st->rules, sizeof st->rules);
         out->nrules = st->nrules;
@@ -376,6 +450,8 @@ void clsort__load_config(clsort_ctx *ctx)
     config_values v;
     resolve(&ctx->dev, ctx, &v, ctx->config_source, sizeof ctx->config_source);
     memcpy(ctx->configured, v.params, sizeof ctx->configured);
+    memcpy(ctx->ranges, v.ranges, sizeof ctx->ranges);
+    memcpy(ctx->nranges, v.nranges, sizeof ctx->nranges);
     memcpy(ctx->auto_rules, v.rules, sizeof ctx->auto_rules);
     ctx->nauto_rules = v.nrules;
     ctx->host_fallback_max = v.host_fallback_max;

@@ -53,6 +53,14 @@ typedef struct clsort__auto_rule {
 } clsort__auto_rule;
 #define CLSORT__MAX_AUTO_RULES 8
 
+/* Parameters a tuned config gives for inputs up to a size (sections [network.bits.kind@N]),
+ * sorted by max_n; inputs above the last range use the section without a size. */
+typedef struct clsort__size_range {
+    uint64_t max_n;
+    clsort_params params;
+} clsort__size_range;
+#define CLSORT__MAX_SIZE_RANGES 4
+
 struct clsort_ctx {
     /* Serialises the calls on one context, so a context shared by threads is safe (calls on
      * different contexts run in parallel). Taken by every public function that uses the state
@@ -68,6 +76,11 @@ struct clsort_ctx {
     /* Parameters in use: configured (tuned file or built-in defaults) and overrides. */
     clsort_params params[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
     clsort_params configured[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
+    clsort__size_range ranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS]
+                             [CLSORT__MAX_SIZE_RANGES];
+    int nranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
+    /* clsort_set_params was called: its parameters hold at every size, ranges are ignored. */
+    unsigned char overridden[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
     clsort__auto_rule auto_rules[CLSORT__MAX_AUTO_RULES];
     int nauto_rules;
     uint64_t host_fallback_max;    /* clsort_sort sorts n <= this on the host */

@@ -16,6 +16,16 @@ clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n)
     return CLSORT_BITONIC;
 }
 
+const clsort_params *clsort__params_for(const clsort_ctx *ctx, int net, int width, int valkind,
+                                        uint64_t n)
+{
+    if (!ctx->overridden[net][width][valkind])
+        for (int i = 0; i < ctx->nranges[net][width][valkind]; ++i)
+            if (n <= ctx->ranges[net][width][valkind][i].max_n)
+                return &ctx->ranges[net][width][valkind][i].params;
+    return &ctx->params[net][width][valkind];
+}
+
 void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
                        clsort_algorithm algo, unsigned flags, size_t value_size,
                        clsort__plan *plan)
@@ -31,7 +41,7 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
     plan->net = clsort__network_index(algo);
     plan->width = clsort__width_index(type);
     plan->valkind = clsort__valkind_index(value_size);
-    const clsort_params *p = &ctx->params[plan->net][plan->width][plan->valkind];
+    const clsort_params *p = clsort__params_for(ctx, plan->net, plan->width, plan->valkind, n);
     plan->params = p;
     /* 32-bit indices are cheaper on GPUs; safe while every position, every batch offset and
      * every wrapped window start stays apart from the real positions below 2^31. On CPUs they

@@ -236,13 +236,22 @@ typedef struct clsort_params {
 } clsort_params;
 
 /** Returns the parameters the context will use for `algo` (not AUTO) on keys of `type` with values
- *  of value_size bytes (0 for keys alone), after config lookup and device-limit checks. */
+ *  of value_size bytes (0 for keys alone), after config lookup and device-limit checks; with a
+ *  config that has size ranges, those for inputs larger than every range. */
 CLSORT_API int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
                                  size_t value_size, clsort_params *params);
 
+/** Returns the parameters the context will use for `algo` (not AUTO) on n keys of `type` with
+ *  values of value_size bytes: a tuned config may hold parameters per size range (sections
+ *  [network.bits.kind@N] for inputs up to N keys, docs/tuning.md), which clsort_get_params, giving
+ *  those for the largest inputs, does not show. */
+CLSORT_API int clsort_get_params_for_size(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
+                                          size_t value_size, uint64_t n, clsort_params *params);
+
 /** Overrides the parameters for (algo, key width of `type`, value_size) on this context, e.g. for
- *  the tuner. Values are checked against the device's limits: CLSORT_ERR_INVALID_ARG (nothing
- *  changed) when out of range. A params of all zeros restores the configured values. */
+ *  the tuner, at every size (a config's size ranges no longer apply to that combination). Values
+ *  are checked against the device's limits: CLSORT_ERR_INVALID_ARG (nothing changed) when out of
+ *  range. A params of all zeros restores the configured values, size ranges included. */
 CLSORT_API int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
                                  size_t value_size, const clsort_params *params);
 

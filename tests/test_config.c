@@ -338,6 +338,80 @@ static void test_list(void)
     unlink(path);
 }
 
+/* A sort of n random u32 keys with bitonic on the device; returns 1 if correct. */
+static int bitonic_sorts(clsort_ctx *ctx, size_t n)
+{
+    uint32_t *keys = t_xmalloc(n * 4), *ref = t_xmalloc(n * 4);
+    t_rng r = t_rng_for(8, n, 0, 0);
+    for (size_t i = 0; i < n; ++i)
+        keys[i] = ref[i] = (uint32_t)t_rand64(&r);
+    t_ref_sort(CLSORT_U32, ref, n, 0);
+    const int rc = clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK);
+    const int ok = rc == CLSORT_OK && t_first_diff(CLSORT_U32, keys, ref, n) == n;
+    if (rc != CLSORT_OK)
+        t_diag("n=%zu: %s", n, clsort_last_error(ctx));
+    free(keys);
+    free(ref);
+    return ok;
+}
+
+static int params_are(const clsort_params *p, unsigned wg, unsigned vec, unsigned tile,
+                      unsigned kpi)
+{
+    return p->wg_size == wg && p->vec_step == vec && p->tile == tile && p->keys_per_item == kpi;
+}
+
+/* Size ranges: [bitonic.32.keys@N] sections hold for inputs up to N keys, in any order in the
+ * file, each on top of the section without a size; clsort_set_params overrides them all. */
+static void test_size_ranges(void)
+{
+    char path[2048];
+    path_in(path, sizeof path, conf_dir);
+    write_config(path, dev_driver,
+                 "\n[bitonic.32.keys@65536]\ntile = 256\nwg_size = 16\n"
+                 "\n[bitonic.32.keys@4096]\ntile = 64\nwg_size = 8\nkeys_per_item = 2\n"
+                 "\n[bitonic.32.keys@0]\ntile = 32\n"
+                 "\n[bitonic.32.keys@lots]\ntile = 32\n");
+    clsort_ctx *ctx = make_ctx();
+    const char *w = clsort_warnings(ctx);
+    t_ok(has(w, "bitonic.32.keys@0") && has(w, "bitonic.32.keys@lots"),
+         "size ranges: @0 and @lots are warned about as unknown sections");
+    clsort_params p;
+    static const struct {
+        uint64_t n;
+        unsigned wg, vec, tile, kpi;
+    } want[] = {{1, 8, 2, 64, 2},        {4096, 8, 2, 64, 2},        {4097, 16, 2, 256, 4},
+                {65536, 16, 2, 256, 4}, {65537, 32, 2, 1024, 4}, {UINT64_MAX, 32, 2, 1024, 4}};
+    int all = 1;
+    for (size_t i = 0; i < sizeof want / sizeof *want; ++i) {
+        clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, want[i].n, &p);
+        if (!params_are(&p, want[i].wg, want[i].vec, want[i].tile, want[i].kpi)) {
+            all = 0;
+            t_diag("n=%llu: got %u %u %u %u", (unsigned long long)want[i].n, p.wg_size,
+                   p.vec_step, p.tile, p.keys_per_item);
+        }
+    }
+    t_ok(all, "size ranges: each n gets the smallest range that covers it, else the base section");
+    clsort_get_params(ctx, CLSORT_BITONIC, CLSORT_U32, 0, &p);
+    t_ok(params_are(&p, 32, 2, 1024, 4), "size ranges: clsort_get_params gives the base section");
+    clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U64, 0, 100, &p);
+    t_ok(p.tile != 64, "size ranges: other slots are not affected");
+    t_ok(bitonic_sorts(ctx, 3000) && bitonic_sorts(ctx, 20000) && bitonic_sorts(ctx, 100000),
+         "size ranges: sorts in each range are correct");
+    const clsort_params over = {16, 1, 128, 2};
+    clsort_set_params(ctx, CLSORT_BITONIC, CLSORT_U32, 0, &over);
+    clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, 100, &p);
+    t_ok(params_are(&p, 16, 1, 128, 2), "size ranges: clsort_set_params holds at every size");
+    const clsort_params zero = {0, 0, 0, 0};
+    clsort_set_params(ctx, CLSORT_BITONIC, CLSORT_U32, 0, &zero);
+    clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, 100, &p);
+    t_ok(params_are(&p, 8, 2, 64, 2), "size ranges: restoring the config restores its ranges");
+    t_is_status(clsort_get_params_for_size(ctx, CLSORT_AUTO, CLSORT_U32, 0, 100, &p),
+                CLSORT_ERR_INVALID_ARG, "clsort_get_params_for_size(AUTO)");
+    clsort_destroy(ctx);
+    unlink(path);
+}
+
 int main(void)
 {
     t_init("test_config");
@@ -370,6 +444,7 @@ int main(void)
 
     test_no_file();
     test_valid();
+    test_size_ranges();
     test_out_of_range();
     test_corrupt();
     test_chain();
