@@ -34,6 +34,12 @@ typedef struct tune_result {
     double best_rate, start_rate; /* keys/s at the largest size measured */
     uint64_t rate_n;            /* that size */
     unsigned tried, failed, rejected; /* candidates run, failed (reported), out of range */
+    /* The fastest candidate at each size measured (the start point among them), for the
+     * config's size ranges: a setting is written only for the sizes where it won. */
+    int nsizes;
+    uint64_t size_n[TUNE_MAX_SIZES];
+    clsort_params size_best[TUNE_MAX_SIZES];
+    double size_rate[TUNE_MAX_SIZES], size_start_rate[TUNE_MAX_SIZES];
 } tune_result;
 
 /* One size of the AUTO and host-fallback measurements. */

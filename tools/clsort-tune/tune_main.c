@@ -82,6 +82,29 @@ static int parse_args(int argc, char **argv, tune_opts *o)
     return 0;
 }
 
+/* Size ranges of one combination: the winner at each smaller size, where it differs from the
+ * parameters the next larger size gets, for inputs up to the geometric middle (a power of two)
+ * between that size and the next. The runtime takes the first range that covers n. */
+static void write_size_ranges(FILE *f, int net, int w, int k, const tune_result *r)
+{
+    for (int i = r->nsizes - 2; i >= 0; --i) {
+        const clsort_params *p = &r->size_best[i], *next = &r->size_best[i + 1];
+        if (p->wg_size == next->wg_size && p->vec_step == next->vec_step &&
+            p->tile == next->tile && p->keys_per_item == next->keys_per_item)
+            continue;
+        uint64_t bound = r->size_n[i];
+        while (bound * bound * 2 <= r->size_n[i] * r->size_n[i + 1])
+            bound <<= 1;
+        fprintf(f, "\n[%s.%d.%s@%llu]\n", clsort_algorithm_name(tune_algo(net)), w ? 64 : 32,
+                tune_kind_name(k), (unsigned long long)bound);
+        fprintf(f, "# %.2f Mkeys/s at n=%llu (start point: %.2f Mkeys/s)\n",
+                r->size_rate[i] / 1e6, (unsigned long long)r->size_n[i],
+                r->size_start_rate[i] / 1e6);
+        fprintf(f, "wg_size = %u\nvec_step = %u\ntile = %u\nkeys_per_item = %u\n", p->wg_size,
+                p->vec_step, p->tile, p->keys_per_item);
+    }
+}
+
 /* ---- The config file ---------------------------------------------------------------------- */
 
 static void write_config(const tune_state *s, FILE *f, const char *date, double secs)
@@ -136,6 +159,7 @@ static void write_config(const tune_state *s, FILE *f, const char *date, double 
                         r->tried, r->failed);
                 fprintf(f, "wg_size = %u\nvec_step = %u\ntile = %u\nkeys_per_item = %u\n",
                         r->best.wg_size, r->best.vec_step, r->best.tile, r->best.keys_per_item);
+                write_size_ranges(f, net, w, k, r);
             }
 }
 
@@ -281,6 +305,10 @@ int main(int argc, char **argv)
         s.sizes[1] = 1u << 20;
         s.sizes[2] = 1u << 24;
         s.nsizes = 3;
+        /* The largest size that fits comfortably: 2^26 where the device has 16 GiB or more
+         * (tune_search halves it further where one allocation cannot hold it). */
+        if (s.info.global_mem >= ((uint64_t)16 << 30))
+            s.sizes[s.nsizes++] = 1u << 26;
         s.reps = 3;
     }
     const double total = o.quick ? 95.0 : 540.0;

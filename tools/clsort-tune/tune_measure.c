@@ -231,12 +231,16 @@ static const char *short_error(tune_state *s, char *buf, size_t size)
 
 /* Measures one candidate on sizes[0..nsizes): the first run at each size is checked, then the
  * fastest of `reps` runs counts. Returns 0 and the geometric mean of keys/s in *score (and the
- * rate at the largest size), 1 if the parameters are out of range for the device, -1 if it
- * failed (reported). Gives up early (returns 0, score 0) if it is far behind `beat`. */
+ * rate at the largest size; every size's rate in rates[] when not NULL), 1 if the parameters are
+ * out of range for the device, -1 if it failed (reported). Gives up early (returns 0, score 0)
+ * if it is far behind `beat`. */
 static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
                    const uint64_t *sizes, int nsizes, double beat, double *score,
-                   double *last_rate, double *max_run_s)
+                   double *last_rate, double *max_run_s, double *rates)
 {
+    if (rates)
+        for (int i = 0; i < nsizes; ++i)
+            rates[i] = 0;
     const clsort_type type = tune_type(d->w);
     const size_t vs = tune_value_size(d->k);
     if (clsort_set_params(s->ctx, tune_algo(net), type, vs, p) != CLSORT_OK)
@@ -280,6 +284,8 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
         const double rate = (double)n / ((double)(best ? best : 1) * 1e-9);
         log_sum += log(rate);
         *last_rate = rate;
+        if (rates)
+            rates[i] = rate;
         if (i == 0 && beat > 0 && rate < beat / 3) /* hopeless: spare the larger sizes */
             return 0;
     }
@@ -338,8 +344,11 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
         double longest = 0, sc, rt;
         tune_progress(s, "%s %d-bit %s: sizing n=%llu", nname, w ? 64 : 32, tune_kind_name(k),
                       (unsigned long long)s->sizes[i]);
-        if (measure(s, &d, net, &r->start, &s->sizes[i], 1, 0, &sc, &rt, &longest) != 0)
+        if (measure(s, &d, net, &r->start, &s->sizes[i], 1, 0, &sc, &rt, &longest, NULL) != 0)
             break;
+        r->size_n[nsizes] = s->sizes[i];
+        r->size_best[nsizes] = r->start;
+        r->size_rate[nsizes] = r->size_start_rate[nsizes] = rt;
         sizes[nsizes++] = s->sizes[i];
         log_sum += log(rt);
         rate = rt;
@@ -348,8 +357,13 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
     }
     r->tuned = 1;
     r->tried = 1;
+    r->nsizes = nsizes;
     if (nsizes == 0) {
         /* Even the starting point failed (reported): keep it, searching on the smallest size. */
+        r->size_n[0] = s->sizes[0];
+        r->size_best[0] = r->start;
+        r->size_rate[0] = r->size_start_rate[0] = 0;
+        r->nsizes = 1;
         sizes[nsizes++] = s->sizes[0];
         r->failed++;
         s->failures++;
@@ -386,8 +400,8 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
                     continue;
                 tune_progress(s, "%s %d-bit %s: %s=%u (%u tried)", nname, w ? 64 : 32,
                               tune_kind_name(k), axis_names[a], v, r->tried);
-                double sc, rt;
-                rc = measure(s, &d, net, &p, sizes, nsizes, best_score, &sc, &rt, NULL);
+                double sc, rt, rates[TUNE_MAX_SIZES];
+                rc = measure(s, &d, net, &p, sizes, nsizes, best_score, &sc, &rt, NULL, rates);
                 if (rc == 1) {
                     r->rejected++;
                     if (s->o->verbose) {
@@ -414,12 +428,21 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
                     r->best = p;
                     r->best_rate = rt;
                 }
+                for (int i = 0; i < nsizes; ++i) /* 0: not measured there (far behind) */
+                    if (rates[i] > r->size_rate[i] * 1.02) {
+                        r->size_rate[i] = rates[i];
+                        r->size_best[i] = p;
+                    }
             }
         }
         if (same_params(&before, &r->best))
             break;
     }
 done:
+    /* The config's section without a size gets the winner at the largest size (it holds for
+     * every larger input); smaller sizes get size ranges where their winner differs. */
+    r->best = r->size_best[r->nsizes - 1];
+    r->best_rate = r->size_rate[r->nsizes - 1];
     /* The context keeps the winner for the AUTO and host-fallback measurements. */
     if (clsort_set_params(s->ctx, tune_algo(net), type, vs, &r->best) != CLSORT_OK)
         clsort_set_params(s->ctx, tune_algo(net), type, vs, &zero);
