@@ -16,6 +16,7 @@
 typedef struct tune_opts {
     const char *device; /* -d: as clsort_create takes it; NULL for the default */
     int quick;          /* --quick: a short search (under 2 minutes on a 2-core CPU with PoCL) */
+    double budget;      /* --budget: the whole run's seconds (0: 95 with --quick, else 540) */
     const char *output; /* -o: where to write; NULL for where the runtime looks first */
     int verbose;        /* -v: every candidate and measurement on stderr */
     int progress;       /* --progress, or stderr is a terminal */

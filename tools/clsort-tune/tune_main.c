@@ -14,13 +14,16 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: clsort-tune [-d DEVICE] [--quick] [-o FILE] [-v] [--progress]\n"
+            "usage: clsort-tune [-d DEVICE] [--quick] [--budget SECONDS] [-o FILE] [-v]\n"
+            "                   [--progress]\n"
             "Measures the fastest kernel parameters of every sorting network on an OpenCL device\n"
             "and writes them as the device's config, where clsort looks first.\n"
             "  -d, --device DEVICE  the device: \"gpu\", \"cpu\", \"P:D\" or part of its name\n"
             "                       (default: CLSORT_DEVICE, else the first GPU, else the CPU)\n"
             "      --quick          a short search: keys alone, fewer candidates and sizes\n"
             "                       (under 2 minutes on a 2-core CPU with PoCL)\n"
+            "      --budget SECONDS the whole run's time (default 95 with --quick, else 540);\n"
+            "                       the search gets 72%%, AUTO 15%%, the host fallback the rest\n"
             "  -o, --output FILE    write the config to FILE (\"-\": standard output) instead of\n"
             "                       the first place the runtime looks for this device\n"
             "  -v, --verbose        every candidate and measurement on stderr\n"
@@ -32,12 +35,13 @@ static void usage(FILE *f)
 
 static int parse_args(int argc, char **argv, tune_opts *o)
 {
-    enum { OPT_QUICK = 256, OPT_PROGRESS, OPT_VERSION };
+    enum { OPT_QUICK = 256, OPT_PROGRESS, OPT_VERSION, OPT_BUDGET };
     static const struct option longs[] = {
         {"device", required_argument, NULL, 'd'}, {"quick", no_argument, NULL, OPT_QUICK},
         {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
         {"progress", no_argument, NULL, OPT_PROGRESS}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION}, {NULL, 0, NULL, 0}};
+        {"version", no_argument, NULL, OPT_VERSION}, {"budget", required_argument, NULL, OPT_BUDGET},
+        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
     int c;
     while ((c = getopt_long(argc, argv, "d:o:vh", longs, NULL)) != -1) {
@@ -61,6 +65,17 @@ static int parse_args(int argc, char **argv, tune_opts *o)
         case OPT_PROGRESS:
             o->progress = 1;
             break;
+        case OPT_BUDGET: {
+            char *end;
+            const double b = strtod(optarg, &end);
+            if (end == optarg || *end || !(b >= 10 && b <= 86400)) {
+                fprintf(stderr, "clsort-tune: --budget takes seconds, 10 to 86400 (got '%s')\n",
+                        optarg);
+                return -1;
+            }
+            o->budget = b;
+            break;
+        }
         case 'h':
             usage(stdout);
             exit(TUNE_EXIT_OK);
@@ -231,6 +246,16 @@ static void print_summary(const tune_state *s, const char *where, double secs)
                         clsort_algorithm_name(tune_algo(net)), w ? 64 : 32, tune_kind_name(k),
                         r->best.wg_size, r->best.vec_step, r->best.tile, r->best.keys_per_item,
                         r->best_rate / 1e6, r->start_rate / 1e6, (unsigned long long)r->rate_n);
+                /* The winners at smaller sizes, where they differ (the config's size ranges). */
+                for (int i = r->nsizes - 2; i >= 0; --i) {
+                    const clsort_params *p = &r->size_best[i];
+                    if (!memcmp(p, &r->size_best[i + 1], sizeof *p))
+                        continue;
+                    fprintf(f, "%-23s %4s %-7s %7u %8u %6u %13u %10.2f %10.2f %9llu\n",
+                            "  (smaller n)", "", "", p->wg_size, p->vec_step, p->tile,
+                            p->keys_per_item, r->size_rate[i] / 1e6, r->size_start_rate[i] / 1e6,
+                            (unsigned long long)r->size_n[i]);
+                }
             }
     if (s->nrules) {
         fprintf(f, "AUTO:");
@@ -311,7 +336,7 @@ int main(int argc, char **argv)
             s.sizes[s.nsizes++] = 1u << 26;
         s.reps = 3;
     }
-    const double total = o.quick ? 95.0 : 540.0;
+    const double total = o.budget > 0 ? o.budget : o.quick ? 95.0 : 540.0;
     const double search_end = s.t_start + total * 0.72, auto_end = s.t_start + total * 0.87,
                  host_end = s.t_start + total;
 
