@@ -5,7 +5,8 @@
  *     in chunks; several threads copy chunk i + 1 into one slot while the device reads chunk i
  *     from the other (pageable transfers run at a fraction of the bus: the driver stages them
  *     through its own small pinned buffer with one thread);
- *   - small arrays: a plain transfer, which is cheaper than any staging.
+ *   - small arrays, and any array on a device that shares memory with the host (where the
+ *     driver's transfer is a memcpy already): a plain transfer, cheaper than any staging.
  * Devices that share memory with the host can also use host memory in place (wrap_host). */
 #include "transfer.h"
 
@@ -23,6 +24,8 @@
  * 1 MiB (per-transfer overheads) and at most half the staging. */
 #define MIN_CHUNK ((size_t)1 << 20)
 #define PAGE ((size_t)4096)
+
+static int shares_memory(clsort_ctx *ctx);
 
 /* CLSORT_STAGING_MAX: bytes with an optional K, M or G suffix; 0 or garbage: the default. */
 static size_t parse_size(const char *s)
@@ -210,7 +213,7 @@ int clsort__upload(clsort_ctx *ctx, cl_mem buf, size_t offset, const void *src, 
     if (!bytes)
         return CLSORT_OK;
     ctx->stats.upload_bytes += bytes;
-    if (bytes <= SMALL_BYTES || clsort__in_pinned(ctx, src, bytes)) {
+    if (bytes <= SMALL_BYTES || clsort__in_pinned(ctx, src, bytes) || shares_memory(ctx)) {
         cl_event ev = NULL;
         err = clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, src, 0, NULL,
                                    ctx->profiling ? &ev : NULL);
@@ -248,7 +251,7 @@ int clsort__download(clsort_ctx *ctx, cl_mem buf, size_t offset, void *dst, size
     if (!bytes)
         return CLSORT_OK;
     ctx->stats.download_bytes += bytes;
-    if (bytes <= SMALL_BYTES || clsort__in_pinned(ctx, dst, bytes)) {
+    if (bytes <= SMALL_BYTES || clsort__in_pinned(ctx, dst, bytes) || shares_memory(ctx)) {
         cl_event ev = NULL;
         err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, dst, 0, NULL,
                                   ctx->profiling ? &ev : NULL);
@@ -347,7 +350,9 @@ void clsort__transfer_release(clsort_ctx *ctx)
     }
 }
 
-int clsort__zero_copy_usable(clsort_ctx *ctx, const void *ptr)
+/* 1 if the device shares memory with the host and CLSORT_ZERO_COPY=0 does not ask to treat it
+ * as a discrete one. There a transfer is a memcpy by the driver: staging would only add one. */
+static int shares_memory(clsort_ctx *ctx)
 {
     if (ctx->staging.unified < 0) {
         cl_bool u = CL_FALSE;
@@ -356,10 +361,18 @@ int clsort__zero_copy_usable(clsort_ctx *ctx, const void *ptr)
         ctx->staging.unified = u == CL_TRUE;
     }
     const char *env = getenv("CLSORT_ZERO_COPY");
-    if (!ctx->staging.unified || (env && !strcmp(env, "0")))
+    return ctx->staging.unified && !(env && !strcmp(env, "0"));
+}
+
+int clsort__zero_copy_usable(clsort_ctx *ctx, const void *ptr)
+{
+    /* Opt-in: measured on PoCL (docs/perf.md), the host copy that keeps the header's promise
+     * costs more than the driver's two plain transfers it saves. */
+    const char *env = getenv("CLSORT_ZERO_COPY");
+    if (!shares_memory(ctx) || !env || strcmp(env, "1") != 0)
         return 0;
     /* CL_DEVICE_MEM_BASE_ADDR_ALIGN is in bits; a device may copy unaligned host memory behind
-     * the buffer, which would cost more than the staging it replaces. */
+     * the buffer, which would cost more than the transfer it replaces. */
     const size_t align = ctx->dev.mem_align_bits >= 8 ? ctx->dev.mem_align_bits / 8 : 128;
     return ((uintptr_t)ptr % align) == 0;
 }

@@ -209,12 +209,16 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  * the first host-array sort that needs them and kept until clsort_destroy, never larger than
  * 64 MiB, or the environment's CLSORT_STAGING_MAX (bytes; a K, M or G suffix multiplies by 2^10,
  * 2^20, 2^30) read when the context is created, and never more than 1/8 of the device's global
- * memory; the array travels in chunks of half that size, the copies of several threads into one
- * half overlapping the transfer of the other. On a device that shares memory with the host
- * (CL_DEVICE_HOST_UNIFIED_MEMORY: PoCL, integrated GPUs) arrays aligned to the device's
- * CL_DEVICE_MEM_BASE_ADDR_ALIGN are sorted where they lie, with no transfer; a host copy of the
- * input is then kept during the sort so that an error still leaves the array unchanged. Set
- * CLSORT_ZERO_COPY=0 in the environment (read at each sort) to use the staging path there too. */
+ * memory; the array travels in chunks (an eighth of it, at least 1 MiB, at most half the
+ * staging), the copies of several threads into one half overlapping the transfer of the other.
+ * Arrays of at most 64 KiB move with plain transfers. On a device that shares memory with the
+ * host (CL_DEVICE_HOST_UNIFIED_MEMORY: PoCL, integrated GPUs) the driver's transfer is a memcpy
+ * already, so arrays move with one plain transfer each way and no staging. There,
+ * CLSORT_ZERO_COPY=1 in the environment (read at each sort) sorts arrays aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN
+ * where they lie (CL_MEM_USE_HOST_PTR), keeping a host copy of the input during the sort so that
+ * an error still leaves the array unchanged; it is off by default because that copy costs more
+ * than the transfers it saves on PoCL. CLSORT_ZERO_COPY=0 treats such a device as a discrete
+ * one (staging, no in-place sort), e.g. for tests. */
 
 /** Allocates `bytes` of page-locked (pinned) host memory from the context: a CL_MEM_ALLOC_HOST_PTR
  *  buffer of the context's OpenCL context, mapped for reading and writing. Host-array sorts on this
