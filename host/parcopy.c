@@ -25,14 +25,11 @@ static void *copy_part(void *arg)
     return NULL;
 }
 
+/* Asked each time (a cheap call): the library keeps no mutable global state (docs/design.md). */
 static unsigned cores(void)
 {
-    static unsigned cached;
-    if (!cached) {
-        const long c = sysconf(_SC_NPROCESSORS_ONLN);
-        cached = c < 1 ? 1u : c > MAX_THREADS ? MAX_THREADS : (unsigned)c;
-    }
-    return cached;
+    const long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c < 1 ? 1u : c > MAX_THREADS ? MAX_THREADS : (unsigned)c;
 }
 
 void clsort__copy_parallel(void *dst, const void *src, size_t bytes)
