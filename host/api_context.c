@@ -6,6 +6,7 @@
 #include "plan.h"
 #include "program.h"
 #include "run.h"
+#include "transfer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ static int finish_create(clsort_ctx *ctx)
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     clsort__load_config(ctx); /* fills ctx->configured, auto rules, host fallback, warnings */
     memcpy(ctx->params, ctx->configured, sizeof ctx->params);
+    clsort__transfer_init(ctx);
     clsort__trace(ctx, "device %u:%u %s (%s), config: %s", ctx->dev.platform_index,
                   ctx->dev.device_index, ctx->dev.name, ctx->dev.driver, ctx->config_source);
     return CLSORT_OK;
@@ -134,6 +136,7 @@ void clsort_destroy(clsort_ctx *ctx)
         return;
     if (ctx->queue)
         clFinish(ctx->queue);
+    clsort__transfer_release(ctx);
     if (ctx->stat_first)
         clReleaseEvent(ctx->stat_first);
     if (ctx->stat_last)

@@ -1,10 +1,12 @@
 /* api_sort.c - the public sort calls: argument checks, the host fallback for small inputs,
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
 #include "hostsort.h"
+#include "parcopy.h"
 #include "plan.h"
 #include "run.h"
 #include "schedule.h"
 #include "scratch.h"
+#include "transfer.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -74,6 +76,58 @@ static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_
     return clsort__run_end(&run, rc);
 }
 
+/* On a device that shares memory with the host: the sort runs in the caller's arrays (wrapped
+ * with CL_MEM_USE_HOST_PTR), with a host copy of the input kept while it runs so that a failure
+ * can put the input back (the header's promise). Returns 1 in *used when it ran (or failed), 0
+ * when this path is not possible (the copy could not be allocated). */
+static int sort_in_place(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                         size_t count, clsort_type type, clsort_algorithm algo, unsigned flags,
+                         int *used)
+{
+    const size_t kbytes = n * count * clsort_type_size(type);
+    const size_t vbytes = values ? n * count * value_size : 0;
+    int rc = CLSORT_OK;
+    cl_mem kb = NULL, vb = NULL;
+    unsigned char *backup = malloc(kbytes + vbytes);
+    *used = backup != NULL;
+    if (!backup)
+        return CLSORT_OK;
+    uint64_t t0 = clsort__now_ns();
+    clsort__copy_parallel(backup, keys, kbytes);
+    if (values)
+        clsort__copy_parallel(backup + kbytes, values, vbytes);
+    ctx->stats.staging_ns += clsort__now_ns() - t0;
+    CLSORT__CHECK(clsort__wrap_host(ctx, keys, kbytes, &kb));
+    if (values)
+        CLSORT__CHECK(clsort__wrap_host(ctx, values, vbytes, &vb));
+    CLSORT__CHECK(enqueue_sort(ctx, kb, vb, values ? value_size : 0, n, count, type, algo, flags,
+                               0, NULL, NULL));
+    const cl_int err = clFinish(ctx->queue);
+    CLSORT__CL_CHECK(ctx, err, "clFinish", "sort kernels");
+    CLSORT__CHECK(clsort__sync_wrapped(ctx, kb, kbytes));
+    if (vb)
+        CLSORT__CHECK(clsort__sync_wrapped(ctx, vb, vbytes));
+    ctx->stats.zero_copy = 1;
+fail:
+    clFinish(ctx->queue);
+    if (kb)
+        clReleaseMemObject(kb);
+    if (vb)
+        clReleaseMemObject(vb);
+    if (rc != CLSORT_OK) {
+        t0 = clsort__now_ns();
+        clsort__copy_parallel(keys, backup, kbytes);
+        if (values)
+            clsort__copy_parallel(values, backup + kbytes, vbytes);
+        ctx->stats.staging_ns += clsort__now_ns() - t0;
+    }
+    free(backup);
+    return rc;
+}
+
+/* Host arrays -> scratch buffers -> sort -> host arrays, blocking, through transfer.c. On
+ * failure the host arrays are untouched unless a chunk of the read back failed after an earlier
+ * one had been written (the case the header names). */
 static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
                        size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
 {
@@ -81,33 +135,37 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     const size_t ks = clsort_type_size(type), total = n * count;
     if (count && total / count != n)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "n * count overflows");
-    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, total * ks));
-    if (values)
-        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, total * value_size));
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_FALSE, 0, total * ks, keys,
-                                      0, NULL, NULL);
-    CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "keys");
-    if (values) {
-        err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[1], CL_FALSE, 0, total * value_size,
-                                   values, 0, NULL, NULL);
-        CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "values");
+    const size_t kbytes = total * ks, vbytes = values ? total * value_size : 0;
+    if (kbytes > ctx->dev.max_alloc || vbytes > ctx->dev.max_alloc)
+        return clsort__ensure_scratch(ctx, 0, kbytes > vbytes ? kbytes : vbytes);
+    if (clsort__zero_copy_usable(ctx, keys) && (!values || clsort__zero_copy_usable(ctx, values))) {
+        int used = 0;
+        rc = sort_in_place(ctx, keys, values, value_size, n, count, type, algo, flags, &used);
+        if (used)
+            return rc;
     }
+    ctx->stats.pinned_source = clsort__in_pinned(ctx, keys, kbytes) &&
+                               (!values || clsort__in_pinned(ctx, values, vbytes));
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, kbytes));
+    if (values)
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, vbytes));
+    CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, kbytes));
+    if (values)
+        CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, vbytes));
     CLSORT__CHECK(enqueue_sort(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
                                values ? value_size : 0, n, count, type, algo, flags, 0, NULL,
                                NULL));
-    err = clFinish(ctx->queue);
+    cl_int err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "sort kernels");
-    err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, total * ks, keys, 0, NULL,
-                              NULL);
-    CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "keys");
-    if (values) {
-        err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[1], CL_TRUE, 0, total * value_size,
-                                  values, 0, NULL, NULL);
-        CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "values");
-    }
-    return CLSORT_OK;
+    CLSORT__CHECK(clsort__transfer_settle(ctx));
+    int touched = 0;
+    CLSORT__CHECK(clsort__download(ctx, ctx->scratch[0], 0, keys, kbytes, &touched));
+    if (values)
+        CLSORT__CHECK(clsort__download(ctx, ctx->scratch[1], 0, values, vbytes, &touched));
+    return clsort__transfer_settle(ctx);
 fail:
     clFinish(ctx->queue);
+    clsort__transfer_settle(ctx);
     return rc;
 }
 
@@ -132,6 +190,7 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
         rc = device_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
     }
     ctx->stats.total_ns = clsort__now_ns() - t0;
+    ctx->stats.pinned_bytes = ctx->staging.size;
     return rc;
 }
 
@@ -222,6 +281,7 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
     if (n >= 2 && count > 0)
         rc = device_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     ctx->stats.total_ns = clsort__now_ns() - t0;
+    ctx->stats.pinned_bytes = ctx->staging.size;
     return rc;
 }
 

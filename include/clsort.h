@@ -168,7 +168,11 @@ CLSORT_API const char *clsort_warnings(const clsort_ctx *ctx);
  *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG (data untouched) for a NULL ctx, NULL keys with n > 0,
  *  a bad type, algorithm or flag; CLSORT_ERR_UNSUPPORTED for f64 on a device without fp64;
  *  CLSORT_ERR_OUT_OF_MEMORY, CLSORT_ERR_BUILD or CLSORT_ERR_OPENCL otherwise (see
- *  clsort_last_error). On an error after the device work started, `keys` is unchanged. */
+ *  clsort_last_error). On an error after the device work started, `keys` is unchanged, with one
+ *  exception: an array larger than half the pinned staging bound (see "Pinned host memory") comes
+ *  back in chunks, and if the transfer of a chunk other than the first fails (the device or
+ *  driver failing while the sorted keys are being read back), the chunks already back hold
+ *  sorted keys and the rest the input: the status says so and the contents are then lost. */
 CLSORT_API int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
                            clsort_algorithm algo, unsigned flags);
 
@@ -195,6 +199,45 @@ CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
  *  CLSORT_ERR_UNSUPPORTED here. The host fallback is never used. */
 CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count,
                                  clsort_type type, clsort_algorithm algo, unsigned flags);
+
+/* ---- Pinned host memory ------------------------------------------------------------------- */
+/* How host arrays travel (docs/design.md, "Host arrays"): every host-array sort (clsort_sort,
+ * clsort_sort_pairs, clsort_sort_batch) enqueues its transfers and launches on the context's one
+ * queue (the caller's queue for clsort_create_with_queue); the library's own threads only copy
+ * host memory. Arrays in memory from clsort_host_alloc move at full bus speed with no copy on the
+ * host. Other arrays go through pinned staging buffers (CL_MEM_ALLOC_HOST_PTR, mapped), made on
+ * the first host-array sort that needs them and kept until clsort_destroy, never larger than
+ * 64 MiB, or the environment's CLSORT_STAGING_MAX (bytes; a K, M or G suffix multiplies by 2^10,
+ * 2^20, 2^30) read when the context is created, and never more than 1/8 of the device's global
+ * memory; the array travels in chunks (an eighth of it, at least 1 MiB, at most half the
+ * staging), the copies of several threads into one half overlapping the transfer of the other.
+ * Arrays of at most 64 KiB move with plain transfers. On a device that shares memory with the
+ * host (CL_DEVICE_HOST_UNIFIED_MEMORY: PoCL, integrated GPUs) the driver's transfer is a memcpy
+ * already, so arrays move with one plain transfer each way and no staging. There,
+ * CLSORT_ZERO_COPY=1 in the environment (read at each sort) sorts arrays aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN
+ * where they lie (CL_MEM_USE_HOST_PTR), keeping a host copy of the input during the sort so that
+ * an error still leaves the array unchanged; it is off by default because that copy costs more
+ * than the transfers it saves on PoCL. CLSORT_ZERO_COPY=0 treats such a device as a discrete
+ * one (staging, no in-place sort), e.g. for tests. */
+
+/** Allocates `bytes` of page-locked (pinned) host memory from the context: a CL_MEM_ALLOC_HOST_PTR
+ *  buffer of the context's OpenCL context, mapped for reading and writing. Host-array sorts on this
+ *  context recognise the block, and any range inside it, and move it without staging copies.
+ *  Ownership: the block belongs to the context; release it with clsort_host_free, or leave it to
+ *  clsort_destroy, which frees every block still held (the pointer is invalid afterwards). The
+ *  memory is not initialised and is aligned to at least CL_DEVICE_MEM_BASE_ADDR_ALIGN bytes as
+ *  the OpenCL mapping guarantees (in practice a page). Thread safety: takes the context's lock,
+ *  like every call on it; the memory itself may be used by any thread. Page-locked memory is a
+ *  scarce system resource: allocate what you sort, not more. Returns the block, or NULL for a
+ *  NULL ctx, bytes == 0, bytes above CL_DEVICE_MAX_MEM_ALLOC_SIZE or a failure of the OpenCL
+ *  calls (clsort_last_error then names the call, e.g. clCreateBuffer or clEnqueueMapBuffer). */
+CLSORT_API void *clsort_host_alloc(clsort_ctx *ctx, size_t bytes);
+
+/** Frees a block from clsort_host_alloc on the same context. NULL is a no-op, and so is any
+ *  pointer that is not the start of a live block of this context (a pointer inside a block, a
+ *  block already freed, malloc memory): nothing is freed and nothing recorded. Takes the context's
+ *  lock; waits for work the context enqueued to finish first. NULL ctx is a no-op. */
+CLSORT_API void clsort_host_free(clsort_ctx *ctx, void *ptr);
 
 /* ---- Introspection (for tools: CLI, tuner, benchmark) -------------------------------------- */
 
@@ -264,6 +307,23 @@ typedef struct clsort_stats {
     unsigned global_passes;     /**< launches that read and write every key once */
     uint64_t device_ns;         /**< first kernel start to last kernel end */
     uint64_t total_ns;          /**< host clock around the whole call */
+    /* Host-array transfers (issue 10, docs/design.md "Host arrays"): 0 for clsort_sort_buffer
+     * and for sorts that never left the host. */
+    uint64_t upload_ns;         /**< host-to-device transfers: the sum of their profiled
+                                     durations (0 without profiling or without transfers) */
+    uint64_t download_ns;       /**< device-to-host transfers, the same way */
+    uint64_t staging_ns;        /**< host clock spent copying between the caller's arrays and
+                                     pinned staging (or, sorting in place on a device that shares
+                                     memory with the host, keeping the copy that makes an error
+                                     harmless), on the calling thread and its helper threads */
+    uint64_t upload_bytes;      /**< bytes moved host to device */
+    uint64_t download_bytes;    /**< bytes moved device to host */
+    uint64_t pinned_bytes;      /**< pinned staging the context holds after the call (not
+                                     counting clsort_host_alloc blocks) */
+    int zero_copy;              /**< 1: the device sorted the caller's memory in place (a device
+                                     with CL_DEVICE_HOST_UNIFIED_MEMORY), nothing was transferred */
+    int pinned_source;          /**< 1: the arrays lay in clsort_host_alloc memory and moved
+                                     without staging */
 } clsort_stats;
 
 /** Copies the statistics of the last sort on the context. For clsort_sort_buffer this waits until

@@ -8,7 +8,7 @@
  *   - live counts of buffers, programs, kernels and events (create/retain minus release), and
  *     the bytes held by live buffers, to show that failures and long runs leak nothing;
  *   - fault injection: the next clCreateBuffer, the Nth clEnqueueNDRangeKernel from now, or the
- *     next blocking clEnqueueReadBuffer returns a chosen OpenCL error. */
+ *     next (or the Nth) clEnqueueReadBuffer returns a chosen OpenCL error. */
 #ifndef CLSORT_TEST_CLHOOKS_H
 #define CLSORT_TEST_CLHOOKS_H
 
@@ -47,7 +47,8 @@ static atomic_llong h_buffer_bytes_;
 static atomic_int h_fail_buffer_;          /* fail the next clCreateBuffer with this error */
 static atomic_int h_fail_launch_;          /* error for a launch, 0: none */
 static atomic_long h_fail_launch_after_;   /* launches to let through before failing */
-static atomic_int h_fail_read_;            /* fail the next clEnqueueReadBuffer with this error */
+static atomic_int h_fail_read_;            /* fail a clEnqueueReadBuffer with this error */
+static atomic_long h_fail_read_after_;     /* reads to let through before failing (0: the next) */
 static atomic_long h_launches_;            /* launches passed to the runtime */
 
 static __attribute__((unused)) h_counts h_now(void)
@@ -216,9 +217,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue q, cl_mem b
                                                     cl_event *event)
 {
     H_REAL_(clEnqueueReadBuffer);
-    const int inject = atomic_exchange(&h_fail_read_, 0);
-    if (inject)
+    const int inject = atomic_load(&h_fail_read_);
+    if (inject && atomic_fetch_sub(&h_fail_read_after_, 1) <= 0) {
+        atomic_store(&h_fail_read_, 0);
+        atomic_store(&h_fail_read_after_, 0);
         return inject;
+    }
     const cl_int err = real_(q, b, blocking, off, size, ptr, nwait, wait, event);
     h_event_made_(err, event);
     return err;

@@ -236,6 +236,82 @@ static void test_injected(void)
         clReleaseContext(cl_ctx);
 }
 
+/* Host-array transfers (issue 10): the staged path (forced by CLSORT_ZERO_COPY=0 and a small
+ * CLSORT_STAGING_MAX) and the zero-copy path of devices that share memory with the host. */
+static void test_transfers(void)
+{
+    setenv("CLSORT_STAGING_MAX", "256K", 1);
+    setenv("CLSORT_ZERO_COPY", "0", 1);
+    clsort_ctx *saved = ctx;
+    ctx = t_create_ctx();
+    unsetenv("CLSORT_STAGING_MAX");
+    const size_t n = 200001; /* 800 KB: seven 128 KiB chunks each way */
+    t_ok(sort_ok(CLSORT_BITONIC, n, 21), "staged: a good sort of %zu keys", n);
+    atomic_store(&h_fail_launch_after_, 5);
+    atomic_store(&h_fail_launch_, CL_OUT_OF_RESOURCES);
+    expect_failure("staged: launch 6 fails", CLSORT_BITONIC, n, CLSORT_ERR_OUT_OF_MEMORY,
+                   "clEnqueueNDRangeKernel");
+    atomic_store(&h_fail_launch_, 0);
+    atomic_store(&h_fail_read_after_, 0);
+    atomic_store(&h_fail_read_, CL_OUT_OF_RESOURCES);
+    expect_failure("staged: the read of the first chunk fails", CLSORT_BITONIC, n,
+                   CLSORT_ERR_OUT_OF_MEMORY, "clEnqueueReadBuffer");
+    atomic_store(&h_fail_read_, 0);
+    /* The documented exception: a later chunk's read fails after earlier chunks came back. The
+     * status must still say so, and the keys are at least not all unchanged. */
+    {
+        uint32_t *keys = t_xmalloc(n * 4), *orig = t_xmalloc(n * 4);
+        t_rng r = t_rng_for(22, n, 0, 0);
+        t_fill(CLSORT_U32, T_RANDOM, keys, n, &r);
+        memcpy(orig, keys, n * 4);
+        atomic_store(&h_fail_read_after_, 3);
+        atomic_store(&h_fail_read_, CL_OUT_OF_RESOURCES);
+        const int rc = clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC,
+                                   CLSORT_NO_HOST_FALLBACK);
+        atomic_store(&h_fail_read_, 0);
+        t_is_status(rc, CLSORT_ERR_OUT_OF_MEMORY,
+                    "staged: the read of the fourth chunk fails: the status says so");
+        t_ok(strstr(clsort_last_error(ctx), "clEnqueueReadBuffer") != NULL,
+             "... the error names clEnqueueReadBuffer");
+        free(keys);
+        free(orig);
+    }
+    t_ok(sort_ok(CLSORT_BITONIC, n, 23), "staged: the context sorts after the failures");
+    clsort_destroy(ctx);
+
+    /* Zero-copy: an aligned array sorted in place; a failed launch must put the input back. */
+    setenv("CLSORT_ZERO_COPY", "1", 1);
+    ctx = t_create_ctx();
+    uint32_t *keys = NULL, *orig = t_xmalloc(n * 4);
+    if (posix_memalign((void **)&keys, 4096, n * 4))
+        t_bail("posix_memalign");
+    t_rng r = t_rng_for(24, n, 0, 0);
+    t_fill(CLSORT_U32, T_RANDOM, keys, n, &r);
+    memcpy(orig, keys, n * 4);
+    for (int i = 0; i < 3; ++i) {
+        const long at = i == 0 ? 0 : i == 1 ? 7 : 20;
+        atomic_store(&h_fail_launch_after_, at);
+        atomic_store(&h_fail_launch_, CL_INVALID_WORK_GROUP_SIZE);
+        const int rc = clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC,
+                                   CLSORT_NO_HOST_FALLBACK);
+        atomic_store(&h_fail_launch_, 0);
+        t_is_status(rc, CLSORT_ERR_OPENCL, "in place: launch %ld fails", at + 1);
+        t_ok(memcmp(keys, orig, n * 4) == 0, "... the keys are unchanged");
+    }
+    clsort_stats s;
+    t_ok(clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK) ==
+                 CLSORT_OK &&
+             clsort_get_stats(ctx, &s) == CLSORT_OK,
+         "in place: then a good sort");
+    t_ref_sort(CLSORT_U32, orig, n, 0);
+    t_ok(memcmp(keys, orig, n * 4) == 0, "... is right (zero_copy = %d)", s.zero_copy);
+    free(keys);
+    free(orig);
+    clsort_destroy(ctx);
+    unsetenv("CLSORT_ZERO_COPY");
+    ctx = saved;
+}
+
 /* Many failures in a row must not grow host memory either. */
 static void test_repeated(void)
 {
@@ -277,6 +353,7 @@ int main(void)
     test_max_alloc();
     test_injected();
     test_repeated();
+    test_transfers();
     clsort_destroy(ctx);
     const h_counts end = h_now();
     if (!t_ok(end.buffers == start.buffers && end.programs == start.programs &&

@@ -37,6 +37,15 @@ class StatsStruct(ctypes.Structure):
         ("global_passes", ctypes.c_uint),
         ("device_ns", ctypes.c_uint64),
         ("total_ns", ctypes.c_uint64),
+        # Host-array transfers (issue 10), appended at the end of the C struct.
+        ("upload_ns", ctypes.c_uint64),
+        ("download_ns", ctypes.c_uint64),
+        ("staging_ns", ctypes.c_uint64),
+        ("upload_bytes", ctypes.c_uint64),
+        ("download_bytes", ctypes.c_uint64),
+        ("pinned_bytes", ctypes.c_uint64),
+        ("zero_copy", ctypes.c_int),
+        ("pinned_source", ctypes.c_int),
     ]
 
 

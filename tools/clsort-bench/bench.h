@@ -43,6 +43,7 @@ typedef struct bench_opts {
     int runs;
     const char *csv;
     int no_cpu;
+    int host_alloc;            /* --host-alloc: end-to-end arrays from clsort_host_alloc */
     int quiet;
     int list_devices;
     uint64_t seed;
@@ -61,6 +62,8 @@ typedef struct bench_env {
     double copy_gbps;      /* device copy bandwidth, (bytes read + written) / s / 1e9 */
     size_t copy_bytes;     /* size of the buffer that measured it */
     int copy_samples;
+    double h2d_gbps, d2h_gbps; /* pinned host <-> device bandwidth, bytes / s / 1e9; 0: unknown */
+    size_t bus_bytes;          /* size of the block that measured them */
     char date[32];
     char host_cpu[128];
     FILE *csv;
@@ -78,6 +81,8 @@ typedef struct bench_result {
     unsigned launches, passes;
     char time_source;      /* 'p' stats.device_ns, 'e' marker..done events, 'h' host clock */
     int e2e_host_fallback; /* the end-to-end call sorted on the host (small n) */
+    double up_ms_sum, down_ms_sum; /* clsort_stats upload_ns / download_ns over recorded runs */
+    int nxfer;
     int skipped;           /* CLSORT_ERR_UNSUPPORTED: not a failure, nothing to report */
     int failed;
     char why[200];
@@ -138,6 +143,11 @@ double bench_median(double *v, int n);
 /** Measures the device copy bandwidth into env->copy_gbps (the yardstick of the floor). Returns 0,
  *  or -1 after printing why (no floor then). */
 int bench_measure_copy_bandwidth(bench_env *env);
+
+/** Measures pinned host-to-device and device-to-host bandwidth (clEnqueueWrite/ReadBuffer from a
+ *  clsort_host_alloc block) into env->h2d_gbps and env->d2h_gbps: the two crossings of the bus
+ *  that bound a host-to-host sort. Returns 0, or -1 (not measured). */
+int bench_measure_bus_bandwidth(bench_env *env);
 
 /** Benchmarks every network on one type at n = 2^lg and reports each (bench_report_result). */
 void bench_point_run(bench_env *env, const bench_type *t, int lg);

@@ -102,6 +102,7 @@ int main(int argc, char **argv)
     if (warnings && *warnings) bench_talk(&env, "clsort-bench: library warnings:\n%s\n", warnings);
     bench_show_progress(&env, "measuring copy bandwidth");
     bench_measure_copy_bandwidth(&env);
+    bench_measure_bus_bandwidth(&env);
     if (o.csv) {
         env.csv = fopen(o.csv, "w");
         if (!env.csv) {

@@ -157,6 +157,55 @@ static int time_source_rank(char src)
     return src == 'p' ? 1 : src == 'e' ? 2 : src == 'h' ? 3 : 0;
 }
 
+int bench_measure_bus_bandwidth(bench_env *env)
+{
+    size_t bytes = (size_t)256 << 20;
+    if (bytes > env->info.max_alloc / 2) bytes = (size_t)(env->info.max_alloc / 2);
+    if (env->host_avail && bytes > env->host_avail / 8) bytes = (size_t)(env->host_avail / 8);
+    bytes &= ~(size_t)4095;
+    const int samples = env->opts->runs < 5 ? 5 : env->opts->runs;
+    double up[BENCH_MAX_RUNS], down[BENCH_MAX_RUNS];
+    int got = 0;
+    cl_int err = CL_SUCCESS;
+    void *host = bytes >= 4096 ? clsort_host_alloc(env->ctx, bytes) : NULL;
+    cl_mem buf = host ? clCreateBuffer(env->context, CL_MEM_READ_WRITE, bytes, NULL, &err) : NULL;
+    if (!host || !buf) {
+        fprintf(stderr, "clsort-bench: bus bandwidth not measured: %s\n",
+                host ? bench_cl_error_name(err) : clsort_last_error(env->ctx));
+        clsort_host_free(env->ctx, host);
+        return -1;
+    }
+    memset(host, 0x5a, bytes);
+    for (int i = -1; i < samples && i < BENCH_MAX_RUNS; i++) {
+        cl_event e1 = NULL, e2 = NULL;
+        double h0 = bench_now_ms();
+        err = clEnqueueWriteBuffer(env->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, &e1);
+        double h1 = bench_now_ms();
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(env->queue, buf, CL_TRUE, 0, bytes, host, 0, NULL, &e2);
+        const double h2 = bench_now_ms();
+        if (err == CL_SUCCESS && i >= 0) {
+            const double a = event_ms(e1), b = event_ms(e2);
+            up[got] = a > 0 ? a : h1 - h0;
+            down[got++] = b > 0 ? b : h2 - h1;
+        }
+        if (e1) clReleaseEvent(e1);
+        if (e2) clReleaseEvent(e2);
+        if (err != CL_SUCCESS) break;
+    }
+    clReleaseMemObject(buf);
+    clsort_host_free(env->ctx, host);
+    if (!got) {
+        fprintf(stderr, "clsort-bench: bus bandwidth not measured: %s (%d)\n",
+                bench_cl_error_name(err), (int)err);
+        return -1;
+    }
+    env->h2d_gbps = (double)bytes / (bench_median(up, got) * 1e-3) / 1e9;
+    env->d2h_gbps = (double)bytes / (bench_median(down, got) * 1e-3) / 1e9;
+    env->bus_bytes = bytes;
+    return 0;
+}
+
 /* Device time: upload, clsort_sort_buffer on our buffers, the library's profiled kernel time. */
 static void run_device(bench_env *env, bench_point *pt, bench_result *r, int record)
 {
@@ -249,6 +298,11 @@ static void run_e2e(bench_env *env, bench_point *pt, bench_result *r, int record
     }
     clsort_stats st;
     if (clsort_get_stats(env->ctx, &st) == CLSORT_OK && st.host_fallback) r->e2e_host_fallback = 1;
+    if (record && !st.host_fallback) {
+        r->up_ms_sum += (double)st.upload_ns / 1e6;
+        r->down_ms_sum += (double)st.download_ns / 1e6;
+        r->nxfer++;
+    }
     char why[160];
     if (check_result(pt, why, sizeof why)) {
         mark_failed(env, r, pt, "end-to-end (%s): %s", pt->vs ? "clsort_sort_pairs" : "clsort_sort",
@@ -284,9 +338,12 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
     memset(res, 0, sizeof res);
 
     pt.keys = malloc(pt.n * pt.ks);
-    pt.work_keys = malloc(pt.n * pt.ks);
+    /* --host-alloc: the end-to-end arrays in pinned memory from the library. */
+    pt.work_keys = o->host_alloc ? clsort_host_alloc(env->ctx, pt.n * pt.ks) : malloc(pt.n * pt.ks);
     pt.values = pt.vs ? malloc(pt.n * pt.vs) : NULL;
-    pt.work_values = pt.vs ? malloc(pt.n * pt.vs) : NULL;
+    pt.work_values = !pt.vs        ? NULL
+                     : o->host_alloc ? clsort_host_alloc(env->ctx, pt.n * pt.vs)
+                                     : malloc(pt.n * pt.vs);
     pt.ref = cpu ? malloc(pt.n * e) : NULL;
     times = malloc(sizeof *times * 2 * (size_t)o->runs * BENCH_MAX_ALGOS);
     if (!pt.keys || !pt.work_keys || (pt.vs && (!pt.values || !pt.work_values)) ||
@@ -357,8 +414,13 @@ out:
     if (pt.vbuf) clReleaseMemObject(pt.vbuf);
     free(pt.keys);
     free(pt.values);
-    free(pt.work_keys);
-    free(pt.work_values);
+    if (o->host_alloc) {
+        clsort_host_free(env->ctx, pt.work_keys);
+        clsort_host_free(env->ctx, pt.work_values);
+    } else {
+        free(pt.work_keys);
+        free(pt.work_values);
+    }
     free(pt.ref);
     free(times);
 }

@@ -28,6 +28,7 @@ static void print_usage(FILE *f)
           "                           warm-up run; fresh random data every run\n"
           "      --csv FILE           also write every point to FILE as CSV\n"
           "      --no-cpu             skip the qsort and std::sort references\n"
+          "      --host-alloc         end-to-end arrays in clsort_host_alloc (pinned) memory\n"
           "      --seed N             seed of the random data (default 1)\n"
           "  -l, --list-devices       list OpenCL devices and exit\n"
           "  -q, --quiet              no progress or notes on stderr\n"
@@ -148,6 +149,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
             o->list_devices = 1;
         } else if (strcmp(name, "--no-cpu") == 0) {
             o->no_cpu = 1;
+        } else if (strcmp(name, "--host-alloc") == 0) {
+            o->host_alloc = 1;
         } else if (BENCH_IS_("-d", "--device")) {
             BENCH_VALUE_();
             o->device = val;

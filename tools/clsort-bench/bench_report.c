@@ -89,6 +89,16 @@ void bench_print_header(bench_env *env, FILE *f, const char *lead)
                 lead, env->copy_gbps, env->copy_bytes >> 20, env->copy_samples);
     else
         fprintf(f, "%s copy bandwidth: not measured (no floor)\n", lead);
+    if (env->h2d_gbps > 0)
+        fprintf(f, "%s bus: pinned host-to-device %.2f GB/s, device-to-host %.2f GB/s "
+                   "(clEnqueueWrite/ReadBuffer of a %zu MiB clsort_host_alloc block, median); "
+                   "xfer floor = n x element bytes / each, summed; up, down = clsort_stats "
+                   "upload_ns, download_ns of the end-to-end call (mean); xfer%% = xfer floor / "
+                   "end-to-end; end-to-end arrays %s\n",
+                lead, env->h2d_gbps, env->d2h_gbps, env->bus_bytes >> 20,
+                o->host_alloc ? "from clsort_host_alloc (--host-alloc)" : "from malloc");
+    else
+        fprintf(f, "%s bus: not measured (no transfer floor)\n", lead);
 }
 
 void bench_print_table_header(const bench_type *t)
@@ -98,9 +108,9 @@ void bench_print_table_header(const bench_type *t)
     else
         printf("\n%s keys", t->name);
     printf(" (times in ms; keys/s in millions; x qsort = qsort time / end-to-end time)\n");
-    printf("%10s  %-28s %9s %9s %9s %9s %10s %10s %7s %6s %8s %6s  %s\n", "n", "network", "qsort",
-           "std::sort", "device", "dev+xfer", "dev Mk/s", "e2e Mk/s", "x qsort", "passes",
-           "floor", "floor%", "check");
+    printf("%10s  %-28s %9s %9s %9s %9s %10s %10s %7s %6s %8s %6s %8s %8s %6s  %s\n", "n",
+           "network", "qsort", "std::sort", "device", "dev+xfer", "dev Mk/s", "e2e Mk/s",
+           "x qsort", "passes", "floor", "floor%", "up", "down", "xfer%", "check");
 }
 
 void bench_print_csv_columns(FILE *f)
@@ -108,7 +118,8 @@ void bench_print_csv_columns(FILE *f)
     fputs("type,key_type,key_bytes,value_bytes,n,log2n,algo,algo_run,runs,device_ms,device_ms_min,"
           "device_ms_max,device_time_source,e2e_ms,e2e_host_fallback,qsort_ms,stdsort_ms,"
           "device_keys_per_s,e2e_keys_per_s,qsort_keys_per_s,stdsort_keys_per_s,launches,"
-          "global_passes,copy_gb_per_s,floor_ms,floor_fraction,check\n",
+          "global_passes,copy_gb_per_s,floor_ms,floor_fraction,upload_ms,download_ms,"
+          "h2d_gb_per_s,d2h_gb_per_s,xfer_floor_ms,xfer_floor_fraction,check\n",
           f);
 }
 
@@ -128,6 +139,19 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
         (env->copy_gbps > 0 && r->ndevice && !bad) ? r->passes * 2.0 * bytes / (env->copy_gbps * 1e9) * 1e3
                                            : -1;
     const double frac = (floor_ms >= 0 && dev > 0) ? floor_ms / dev : -1;
+    const double up = (!bad && r->nxfer) ? r->up_ms_sum / r->nxfer : -1;
+    const double down = (!bad && r->nxfer) ? r->down_ms_sum / r->nxfer : -1;
+    const double xfloor = (env->h2d_gbps > 0 && env->d2h_gbps > 0)
+                              ? (bytes / (env->h2d_gbps * 1e9) + bytes / (env->d2h_gbps * 1e9)) * 1e3
+                              : -1;
+    const double xfrac = (xfloor > 0 && e2e > 0 && !r->e2e_host_fallback) ? xfloor / e2e : -1;
+    char us[32], ds[32], xf[16];
+    fmt_ms(us, sizeof us, up);
+    fmt_ms(ds, sizeof ds, down);
+    if (xfrac >= 0)
+        snprintf(xf, sizeof xf, "%.1f%%", 100.0 * xfrac);
+    else
+        snprintf(xf, sizeof xf, "-");
 
     char name[64], q[32], s[32], dv[32], ee[32], dr[32], er[32], xq[32], ps[16], fl[32], fr[16];
     char check[240];
@@ -164,8 +188,8 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
                  : r->time_source == 'h' ? " time-from-host-clock"
                                          : "");
     bench_clear_progress(env);
-    printf("%10zu  %-28s %9s %9s %9s %9s %10s %10s %7s %6s %8s %6s  %s\n", pt->n, name, q, s, dv,
-           ee, dr, er, xq, ps, fl, fr, check);
+    printf("%10zu  %-28s %9s %9s %9s %9s %10s %10s %7s %6s %8s %6s %8s %8s %6s  %s\n", pt->n,
+           name, q, s, dv, ee, dr, er, xq, ps, fl, fr, us, ds, xf, check);
     fflush(stdout);
 
     if (!env->csv) return;
@@ -192,6 +216,12 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
     csv_num(f, env->copy_gbps > 0 ? env->copy_gbps : -1, "%.1f");
     csv_num(f, floor_ms, "%.6f");
     csv_num(f, frac, "%.4f");
+    csv_num(f, up, "%.6f");
+    csv_num(f, down, "%.6f");
+    csv_num(f, env->h2d_gbps > 0 ? env->h2d_gbps : -1, "%.2f");
+    csv_num(f, env->d2h_gbps > 0 ? env->d2h_gbps : -1, "%.2f");
+    csv_num(f, xfloor, "%.6f");
+    csv_num(f, xfrac, "%.4f");
     /* The check column is free text; keep it CSV-safe. */
     for (char *c = check; *c; c++)
         if (*c == ',' || *c == '"' || *c == '\n') *c = ';';

@@ -123,10 +123,11 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
              (double)x->read_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, x->read_ns));
     if (x->sort.sorts) {
         const double s = (double)x->sort.sort_ns / 1e9;
-        cli_info(2, "sort   %llu keys in %.3f s (%.1f Mkeys/s; device %.3f s; host key work "
-                    "%.3f s)",
+        cli_info(2, "sort   %llu keys in %.3f s (%.1f Mkeys/s; device %.3f s; upload %.3f s, "
+                    "download %.3f s; host key work %.3f s)",
                  (unsigned long long)x->sort.keys, s,
                  s > 0 ? (double)x->sort.keys / s / 1e6 : 0.0, (double)x->sort.device_ns / 1e9,
+                 (double)x->sort.upload_ns / 1e9, (double)x->sort.download_ns / 1e9,
                  (double)x->sort.prep_ns / 1e9);
     }
     if (x->runs_made > 1) {

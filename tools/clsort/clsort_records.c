@@ -145,6 +145,8 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
     clsort_stats ls;
     if (clsort_get_stats(ctx, &ls) == CLSORT_OK) {
         st->device_ns += ls.device_ns;
+        st->upload_ns += ls.upload_ns;
+        st->download_ns += ls.download_ns;
         st->algorithm = ls.algorithm;
         st->host_fallback |= ls.host_fallback;
     }

@@ -64,6 +64,7 @@ void cli_chunk_free(cli_chunk *c);
 typedef struct cli_sort_stats {
     uint64_t sort_ns;      /* host clock around the library calls */
     uint64_t device_ns;    /* what the library measured on the device */
+    uint64_t upload_ns, download_ns; /* the library's host-device transfers (profiled) */
     uint64_t prep_ns;      /* key extraction and tie ordering on the host */
     uint64_t keys;
     unsigned sorts;

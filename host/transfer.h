@@ -1,0 +1,44 @@
+/* transfer.h - host memory to and from device buffers (transfer.c): clsort_host_alloc's pinned
+ * blocks, the pinned staging of other host arrays (chunked, copied by several threads and
+ * overlapped with the transfers), and the zero-copy wrapping of host memory on devices that share
+ * it. Everything is enqueued on the context's queue. The interface for any host-array entry point
+ * (sort, pairs, batch, segments): upload, sort, clsort__transfer_settle, download. */
+#ifndef CLSORT_TRANSFER_H
+#define CLSORT_TRANSFER_H
+
+#include "core.h"
+
+/* Sets the staging bound and the unknown unified-memory flag on a new context (reads
+ * CLSORT_STAGING_MAX). */
+void clsort__transfer_init(clsort_ctx *ctx);
+/* Waits for every transfer still running, frees the staging and every clsort_host_alloc block. */
+void clsort__transfer_release(clsort_ctx *ctx);
+
+/* A new pinned block of bytes (clsort_host_alloc), or NULL with the failure recorded. */
+void *clsort__pinned_alloc(clsort_ctx *ctx, size_t bytes);
+/* Frees the block that starts at ptr; anything else is ignored. */
+void clsort__pinned_free(clsort_ctx *ctx, void *ptr);
+/* 1 if [ptr, ptr + bytes) lies inside one pinned block of the context. */
+int clsort__in_pinned(const clsort_ctx *ctx, const void *ptr, size_t bytes);
+
+/* Enqueues the copy of bytes from host src to buf at offset. Returns once src may change again
+ * only for staged arrays; pinned and small arrays are read by the device until the queue has
+ * finished them, so keep src unchanged until clsort__transfer_settle or clFinish. */
+int clsort__upload(clsort_ctx *ctx, cl_mem buf, size_t offset, const void *src, size_t bytes);
+/* Copies bytes from buf at offset to host dst after all work enqueued before it; blocking.
+ * *touched is set to 1 once any byte of dst was written (a failure then leaves dst mixed). */
+int clsort__download(clsort_ctx *ctx, cl_mem buf, size_t offset, void *dst, size_t bytes,
+                     int *touched);
+/* Waits for the transfers still running, adds their profiled times to the statistics and
+ * releases their events. Returns CLSORT_OK or the failure of one of them. */
+int clsort__transfer_settle(clsort_ctx *ctx);
+
+/* 1 if the device shares memory with the host, the zero-copy path is not switched off
+ * (CLSORT_ZERO_COPY=0), and ptr is aligned so that the device can use it in place. */
+int clsort__zero_copy_usable(clsort_ctx *ctx, const void *ptr);
+/* A buffer over host memory (CL_MEM_USE_HOST_PTR), for clsort__zero_copy_usable memory. */
+int clsort__wrap_host(clsort_ctx *ctx, void *ptr, size_t bytes, cl_mem *out);
+/* Makes the device's writes to a wrapped buffer visible in host memory (map, unmap). */
+int clsort__sync_wrapped(clsort_ctx *ctx, cl_mem buf, size_t bytes);
+
+#endif /* CLSORT_TRANSFER_H */
