@@ -81,6 +81,14 @@ class Stats:
     global_passes: int
     device_ns: int
     total_ns: int
+    upload_ns: int = 0       # host-to-device transfer time (host arrays)
+    download_ns: int = 0     # device-to-host transfer time
+    staging_ns: int = 0      # host copies into and out of pinned staging
+    upload_bytes: int = 0
+    download_bytes: int = 0
+    pinned_bytes: int = 0    # pinned staging held by the context
+    zero_copy: bool = False  # sorted in the caller's memory (unified-memory devices)
+    pinned_source: bool = False  # the array came from clsort_host_alloc memory
 
 
 def library_version():
@@ -282,7 +290,9 @@ class Context:
         s = StatsStruct()
         self._call("get_stats", ctypes.byref(s))
         return Stats(lib().algorithm_name(s.algorithm).decode(), bool(s.host_fallback),
-                     s.launches, s.global_passes, s.device_ns, s.total_ns)
+                     s.launches, s.global_passes, s.device_ns, s.total_ns, s.upload_ns,
+                     s.download_ns, s.staging_ns, s.upload_bytes, s.download_bytes,
+                     s.pinned_bytes, bool(s.zero_copy), bool(s.pinned_source))
 
     @property
     def host_fallback_max(self):
