@@ -10,6 +10,7 @@ A thin ctypes layer over libclsort (include/clsort.h); the library is found thro
 CLSORT_LIBRARY, next to this package, the system's library path, or the build tree.
 """
 from .api import (KEY_DTYPES, Context, DeviceInfo, Error, Stats, default_context, device_info,
+                  empty_pinned,
                   get_stats, library_path, library_version, list_devices, queue_context, sort,
                   sort_copy, sort_pairs, sort_segments)
 
@@ -19,5 +20,5 @@ __version__ = "0.3.0"
 sorted = sort_copy
 
 __all__ = ["Context", "DeviceInfo", "Error", "Stats", "KEY_DTYPES", "sort", "sort_copy", "sorted",
-           "sort_pairs", "sort_segments", "default_context", "queue_context", "device_info",
+           "sort_pairs", "sort_segments", "empty_pinned", "default_context", "queue_context", "device_info",
            "get_stats", "list_devices", "library_version", "library_path", "__version__"]

@@ -78,6 +78,8 @@ _REQUIRED = {
     "clsort_list_devices": (_i, [LIST_DEVICES_FN, _p]),
     "clsort_get_stats": (_i, [_p, ctypes.POINTER(StatsStruct)]),
     "clsort_set_host_fallback_max": (_i, [_p, ctypes.c_uint64]),
+    "clsort_host_alloc": (_p, [_p, _sz]),
+    "clsort_host_free": (None, [_p, _p]),
     "clsort_get_host_fallback_max": (_i, [_p, ctypes.POINTER(ctypes.c_uint64)]),
 }
 

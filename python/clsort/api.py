@@ -240,6 +240,28 @@ class Context:
                 lib().destroy(self._ptr)
                 self._ptr = None
 
+    def empty_pinned(self, shape, dtype=np.float32):
+        """A new uninitialised NumPy array in page-locked memory of this context
+        (clsort_host_alloc): host-array sorts of it move at full bus speed with no staging copy,
+        like cudaMallocHost memory. The memory is freed when the array (and every view of it) is
+        gone; the array keeps this Context alive until then."""
+        dtype = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64)) if np.ndim(shape) else int(shape)
+        if count < 0:
+            raise ValueError("negative size")
+        nbytes = max(count * dtype.itemsize, 1)
+        with self._lock:
+            if self._ptr is None:
+                raise ValueError("the clsort Context is closed")
+            ptr = lib().host_alloc(self._ptr, nbytes)
+            if not ptr:
+                raise Error(-3, "clsort_host_alloc(%d bytes)" % nbytes,
+                            lib().last_error(self._ptr).decode())
+        owner = _PinnedBlock(self, ptr, nbytes)
+        buf = (ctypes.c_char * nbytes).from_address(ptr)
+        buf._clsort_owner = owner  # the ctypes buffer keeps the block (and the context) alive
+        return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
+
     def __enter__(self):
         return self
 
@@ -375,6 +397,26 @@ class Context:
                    ctypes.c_void_p(off.ctypes.data), off.size - 1, t, algo,
                    _flags(descending, stable))
         return None
+
+
+class _PinnedBlock:
+    """Owns one clsort_host_alloc block; frees it when the last array using it is gone."""
+
+    def __init__(self, ctx, ptr, nbytes):
+        self.ctx, self.ptr, self.nbytes = ctx, ptr, nbytes
+
+    def __del__(self):
+        try:
+            with self.ctx._lock:
+                if self.ctx._ptr is not None:
+                    lib().host_free(self.ctx._ptr, self.ptr)
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def empty_pinned(shape, dtype=np.float32, device=None):
+    """A page-locked NumPy array from the default context of `device` (Context.empty_pinned)."""
+    return _context_for(device, []).empty_pinned(shape, dtype)
 
 
 # ---- module-level functions on lazily created default contexts ---------------------------

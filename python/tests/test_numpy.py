@@ -244,3 +244,22 @@ def test_library_errors_carry_status_and_text():
     assert e.message == "no matching OpenCL device"
     assert e.function.startswith("clsort_create")
     assert "ERR_NO_DEVICE" in str(e)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.float64])
+def test_empty_pinned(rng, ctx, dtype):
+    # Page-locked arrays from clsort_host_alloc sort like any other array, and the library sees
+    # that they are its own (stats.pinned_source) on devices that stage host arrays.
+    a = ctx.empty_pinned((3000,), dtype)
+    assert a.dtype == np.dtype(dtype) and a.shape == (3000,) and a.flags.c_contiguous
+    a[:] = make_keys(rng, np.dtype(dtype), 3000)
+    want = a[reference_order(a, False)]
+    ctx.sort(a, algorithm="bitonic")
+    assert_same_bits(a, want)
+    view = a[10:20]
+    del a  # the view keeps the block alive
+    assert view.size == 10
+    b = ctx.empty_pinned((2, 0), np.int32)
+    assert b.shape == (2, 0)
+    with pytest.raises(ValueError):
+        ctx.empty_pinned(-1, np.int32)
