@@ -185,7 +185,7 @@ uninstall:
 	    $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
 	    $(addprefix $(DESTDIR)$(CONFIGDIR)/,$(notdir $(CONFIGS)))
-	-rmdir $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DATADIR)/clsort $(DESTDIR)$(CMAKEDIR) 2>/dev/null
+	rmdir $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DATADIR)/clsort $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)
