@@ -1,9 +1,10 @@
 # clsort - sorting networks in OpenCL. `make` builds everything into build/.
-# `make deps` installs what is missing (Debian, apt-get); `make` itself never installs anything.
+# `make deps` installs what building and running need (Debian, apt-get), `make deps-dev` that plus
+# the test tools; `make` itself never installs anything. `make install` / `make uninstall` take
+# PREFIX, LIBDIR (e.g. /usr/lib/x86_64-linux-gnu), BINDIR, INCLUDEDIR, DATADIR, MANDIR and DESTDIR.
 
 CC      ?= cc
 CXX     ?= c++
-PREFIX  ?= /usr/local
 BUILD   ?= build
 WERROR  ?=
 OPT     ?= -O2
@@ -15,8 +16,37 @@ ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihos
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(SAN) -Iinclude $(CXXFLAGS)
 LDLIBS  = -lOpenCL -lpthread -lm -linih
 
-DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libinih-dev gnuplot-nox \
-           clang libclang-rt-dev valgrind
+# The version comes from include/clsort.h, the only place it is written.
+version_part = $(shell sed -n 's/^\#define CLSORT_VERSION_$(1) *\([0-9][0-9]*\).*/\1/p' include/clsort.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION_MINOR := $(call version_part,MINOR)
+VERSION_PATCH := $(call version_part,PATCH)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+# The shared library as the dynamic loader and the linker want it: the real file, the soname link
+# that programs record (libclsort.so.0) and the development link that -lclsort finds.
+SO_REAL = libclsort.so.$(VERSION)
+SO_NAME = libclsort.so.$(VERSION_MAJOR)
+SO_DEV  = libclsort.so
+
+# Install places (GNU names). The runtime finds the shipped configs relative to the library or
+# the program, so these need not be known when building; CLSORT_DATADIR is only a last resort.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/clsort
+CONFIGDIR   = $(DATADIR)/clsort/devices
+LDCONFIG   ?= ldconfig
+
+# What building and running need (a C and C++ compiler assumed); `make deps`.
+DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev
+# Tests, fuzzing, sanitizers, plots, the Python package's tests, the install test (pkg-config,
+# cmake) and the MPI tool; `make deps-dev` installs them with DEB_PKGS.
+DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
+               python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev
 
 KERNELS   = kernels/common.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl
 LIB_SRCS  = $(wildcard host/*.c)
@@ -33,10 +63,10 @@ TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TOOLS = $(if $(CLI_SRCS),$(BUILD)/clsort) $(if $(TUNE_SRCS),$(BUILD)/clsort-tune) \
         $(if $(BENCH_SRCS),$(BUILD)/clsort-bench)
 
-.PHONY: all lib tools tests test deps demo clean install check-werror plots
+.PHONY: all lib tools tests test deps deps-dev demo clean install uninstall check-werror plots
 all: lib tools
 
-lib: $(BUILD)/libclsort.a $(BUILD)/libclsort.so
+lib: $(BUILD)/libclsort.a $(BUILD)/$(SO_DEV)
 tools: $(TOOLS)
 tests: $(TEST_BINS)
 
@@ -55,6 +85,8 @@ $(BUILD)/obj/%.o: host/%.c $(wildcard host/*.h) include/clsort.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/pic/%.o: host/%.c $(wildcard host/*.h) include/clsort.h | $(BUILD)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+# The data directory compiled in is the last place the runtime looks for shipped configs.
+$(BUILD)/obj/config.o $(BUILD)/pic/config.o: ALL_CFLAGS += -DCLSORT_DATADIR='"$(CONFIGDIR)"'
 $(BUILD)/obj/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/pic/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/pic
@@ -62,8 +94,12 @@ $(BUILD)/pic/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/pic
 
 $(BUILD)/libclsort.a: $(LIB_OBJS) $(BUILD)/obj/kernels_embedded.o
 	rm -f $@ && ar rcs $@ $^
-$(BUILD)/libclsort.so: $(PIC_OBJS) $(BUILD)/pic/kernels_embedded.o
-	$(CC) -shared $(SAN) -Wl,-soname,libclsort.so.0 -o $@ $^ $(LDLIBS)
+$(BUILD)/$(SO_REAL): $(PIC_OBJS) $(BUILD)/pic/kernels_embedded.o
+	$(CC) -shared $(SAN) -Wl,-soname,$(SO_NAME) -o $@ $^ $(LDLIBS)
+$(BUILD)/$(SO_NAME): $(BUILD)/$(SO_REAL)
+	ln -sf $(SO_REAL) $@
+$(BUILD)/$(SO_DEV): $(BUILD)/$(SO_NAME)
+	ln -sf $(SO_NAME) $@
 
 # ---- The tools ----
 # Tools use only the public header and link the static library. Each program's objects go to
@@ -97,27 +133,77 @@ check-werror:
 	$(MAKE) WERROR=1 all tests
 
 # ---- Install ----
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/clsort/devices
-	install -m 644 include/clsort.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(BUILD)/libclsort.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libclsort.so $(DESTDIR)$(PREFIX)/lib/
-	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(PREFIX)/bin/; done
-	for m in docs/*.1; do [ -f $$m ] && install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
-	for c in configs/*.ini; do [ -f $$c ] && install -m 644 $$c $(DESTDIR)$(PREFIX)/share/clsort/devices/; done; true
+# Everything goes under $(DESTDIR); the paths written into clsort.pc and the CMake package are
+# those without it, where the files will be in the end. uninstall removes exactly these files
+# (same variables), then the directories that belong to clsort alone.
+MANPAGES = $(wildcard docs/*.1)
+CONFIGS  = $(wildcard configs/*.ini)
+# Requires.private names the .pc files of OpenCL and inih when this machine has them (Debian
+# does), so that `pkg-config --static` follows their own link lines; else the libraries go to
+# Libs.private by name.
+PC_HAVE_DEPS := $(shell pkg-config --exists OpenCL inih 2>/dev/null && echo yes)
+PC_REQUIRES_PRIVATE = $(if $(PC_HAVE_DEPS),OpenCL inih)
+PC_LIBS_PRIVATE     = $(if $(PC_HAVE_DEPS),,-lOpenCL -linih) -lpthread -lm
+# clsort.h includes <CL/cl.h>: its headers' .pc goes to Requires when there is one.
+PC_REQUIRES := $(shell pkg-config --exists OpenCL-Headers 2>/dev/null && echo OpenCL-Headers)
+
+$(BUILD)/clsort.pc: mk/clsort.pc.in include/clsort.h FORCE | $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@REQUIRES@|$(PC_REQUIRES)|g' \
+	    -e 's|@REQUIRES_PRIVATE@|$(PC_REQUIRES_PRIVATE)|g' -e 's|@LIBS_PRIVATE@|$(PC_LIBS_PRIVATE)|g' \
+	    mk/clsort.pc.in >$@
+$(BUILD)/clsortConfig.cmake: mk/clsortConfig.cmake.in include/clsort.h FORCE | $(BUILD)
+	sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@SO_REAL@|$(SO_REAL)|g' \
+	    -e 's|@SO_NAME@|$(SO_NAME)|g' mk/clsortConfig.cmake.in >$@
+$(BUILD)/clsortConfigVersion.cmake: mk/clsortConfigVersion.cmake.in include/clsort.h | $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|g' mk/clsortConfigVersion.cmake.in >$@
+FORCE:
+
+install: all $(BUILD)/clsort.pc $(BUILD)/clsortConfig.cmake $(BUILD)/clsortConfigVersion.cmake
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
+	install -m 644 include/clsort.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(BUILD)/libclsort.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/$(SO_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SO_REAL) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/$(SO_DEV)
+	install -m 644 $(BUILD)/clsort.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	install -m 644 $(BUILD)/clsortConfig.cmake $(BUILD)/clsortConfigVersion.cmake $(DESTDIR)$(CMAKEDIR)/
+	$(if $(TOOLS),install -m 755 $(TOOLS) $(DESTDIR)$(BINDIR)/)
+	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
+	$(if $(CONFIGS),install -m 644 $(CONFIGS) $(DESTDIR)$(CONFIGDIR)/)
+	@# A library put straight into a system directory is found only once the loader's cache
+	@# knows it; a staged install (DESTDIR) leaves that to the package.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null 2>&1; then \
+	  echo "$(LDCONFIG)"; $(LDCONFIG) || true; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/clsort.h $(DESTDIR)$(LIBDIR)/libclsort.a \
+	    $(DESTDIR)$(LIBDIR)/$(SO_REAL) $(DESTDIR)$(LIBDIR)/$(SO_NAME) $(DESTDIR)$(LIBDIR)/$(SO_DEV) \
+	    $(DESTDIR)$(PKGCONFIGDIR)/clsort.pc \
+	    $(DESTDIR)$(CMAKEDIR)/clsortConfig.cmake $(DESTDIR)$(CMAKEDIR)/clsortConfigVersion.cmake \
+	    $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
+	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
+	    $(addprefix $(DESTDIR)$(CONFIGDIR)/,$(notdir $(CONFIGS)))
+	rmdir $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DATADIR)/clsort $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)
 
 # ---- Dependencies ----
-# `make deps` installs the Debian packages above that are missing.
-deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# `make deps` installs the packages of DEB_PKGS that are missing, `make deps-dev` those of
+# DEB_PKGS and DEB_DEV_PKGS (apt-get, with sudo when not root).
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	else echo "deps: all present"; fi
+	else echo "$@: all present"; fi
+endef
+deps:
+	$(call apt_install,$(DEB_PKGS))
+deps-dev:
+	$(call apt_install,$(DEB_PKGS) $(DEB_DEV_PKGS))
 
 # ---- Demo ----
 # `make demo`: sorts 64 MiB of random keys with $(BUILD)/clsort and checks the result (mk/demo.sh).

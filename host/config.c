@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The configs installed with clsort (make install copies the repo's configs/ here). The Makefile
- * may override it with -DCLSORT_DATADIR=... */
+/* The last place for the shipped configs: $(DATADIR)/clsort/devices of the Makefile that built
+ * this file (-DCLSORT_DATADIR=...). The places found from the library's own file come first, so
+ * that an install under any PREFIX, moved or not, finds its own configs. */
 #ifndef CLSORT_DATADIR
 #define CLSORT_DATADIR "/usr/local/share/clsort/devices"
 #endif
@@ -60,9 +61,39 @@ int clsort__user_config_dir(char *out, size_t out_size)
     return clsort__xdg_dir("CLSORT_CONFIG_DIR", "XDG_CONFIG_HOME", ".config", out, out_size);
 }
 
-const char *clsort__installed_config_dir(void)
+/* Cuts the last name off an absolute path in place: "/a/b" -> "/a", "/a" -> "". */
+static void cut_last_name(char *path)
 {
-    return CLSORT_DATADIR;
+    char *slash = strrchr(path, '/');
+    if (slash)
+        *slash = 0;
+}
+
+int clsort__shipped_config_dirs(char dirs[][CLSORT__CONFIG_DIR_MAX], int max_dirs)
+{
+    int n = 0;
+    /* lib has no symbolic link and no ".." in it (realpath), so its parents are found by
+     * cutting names, and config_source names the file plainly. */
+    char lib[CLSORT__CONFIG_DIR_MAX - 64], up1[sizeof lib], up2[sizeof lib];
+    if (clsort__library_dir(lib, sizeof lib) == 0) {
+        snprintf(up1, sizeof up1, "%s", strcmp(lib, "/") ? lib : "");
+        cut_last_name(up1);
+        snprintf(up2, sizeof up2, "%s", up1);
+        cut_last_name(up2);
+        const char *up1_name = strrchr(up1, '/') ? strrchr(up1, '/') + 1 : up1;
+        /* Installed: PREFIX/lib/libclsort.so.N or PREFIX/bin/<program> -> PREFIX/share. */
+        if (n < max_dirs)
+            snprintf(dirs[n++], CLSORT__CONFIG_DIR_MAX, "%s/share/clsort/devices", up1);
+        /* A multiarch LIBDIR (PREFIX/lib/x86_64-linux-gnu) sits one level deeper. */
+        if (n < max_dirs && strncmp(up1_name, "lib", 3) == 0)
+            snprintf(dirs[n++], CLSORT__CONFIG_DIR_MAX, "%s/share/clsort/devices", up2);
+        /* The build tree: build/libclsort.so.N or build/clsort -> the repository's configs/. */
+        if (n < max_dirs)
+            snprintf(dirs[n++], CLSORT__CONFIG_DIR_MAX, "%s/configs", up1);
+    }
+    if (n < max_dirs)
+        snprintf(dirs[n++], CLSORT__CONFIG_DIR_MAX, "%s", CLSORT_DATADIR);
+    return n;
 }
 
 /* ---- Built-in defaults --------------------------------------------------------------------- */
@@ -419,14 +450,14 @@ static void resolve(const clsort__device *dev, clsort_ctx *ctx, config_values *o
 {
     builtin_defaults(dev, out);
     snprintf(source, source_size, "built-in defaults");
-    char file[400], dirs[2][1024], path[2600];
+    char file[400], dirs[6][CLSORT__CONFIG_DIR_MAX], path[CLSORT__CONFIG_DIR_MAX + 420];
     int ndirs = 0;
-    if (clsort__user_config_dir(dirs[ndirs], sizeof dirs[ndirs]) == 0)
+    if (clsort__user_config_dir(dirs[0], sizeof dirs[0]) == 0)
         ++ndirs;
-    snprintf(dirs[ndirs++], sizeof dirs[0], "%s", clsort__installed_config_dir());
+    ndirs += clsort__shipped_config_dirs(dirs + ndirs, 6 - ndirs);
     clsort__config_file_name(dev, file, sizeof file);
     for (int i = 0; i < ndirs; ++i) {
-        snprintf(path, sizeof path, "%s/%s", dirs[i], file);
+        snprintf(path, sizeof path, "%.*s/%s", CLSORT__CONFIG_DIR_MAX - 1, dirs[i], file);
         if (try_file(dev, ctx, path, out)) {
             snprintf(source, source_size, "%s", path);
             return;

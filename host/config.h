@@ -19,7 +19,13 @@ void clsort__config_file_name(const clsort__device *dev, char *out, size_t out_s
 /* The first directory of the lookup: $CLSORT_CONFIG_DIR, else $XDG_CONFIG_HOME/clsort, else
  * $HOME/.config/clsort. Returns 0, or -1 if none can be formed (or it does not fit). */
 int clsort__user_config_dir(char *out, size_t out_size);
-/* Where the configs installed with clsort are (CLSORT_DATADIR). */
-const char *clsort__installed_config_dir(void);
+/* The size of one directory name of the lookup. */
+#define CLSORT__CONFIG_DIR_MAX 1024
+/* The places of the configs shipped with clsort, in lookup order (docs/tuning.md), up to
+ * max_dirs of them: from the directory D of the library's file (clsort__library_dir)
+ * D/../share/clsort/devices, D/../../share/clsort/devices when D's parent is a lib* directory
+ * (multiarch), D/../configs (the build tree), then the CLSORT_DATADIR compiled in. Returns how
+ * many were written. */
+int clsort__shipped_config_dirs(char dirs[][CLSORT__CONFIG_DIR_MAX], int max_dirs);
 
 #endif /* CLSORT_CONFIG_H */

@@ -1,10 +1,17 @@
-/* util.c - the leaf helpers of util.h: the clock and the XDG directory rule that the program
- * cache (cache.c) and the tuned configs (config.c) share. */
+/* util.c - the leaf helpers of util.h: the clock, the XDG directory rule that the program
+ * cache (cache.c) and the tuned configs (config.c) share, and where the library's own file is. */
+/* dl_iterate_phdr is a GNU extension (glibc, musl and the BSDs have it). */
+#define _GNU_SOURCE
 #include "util.h"
 
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 uint64_t clsort__now_ns(void)
 {
@@ -30,5 +37,58 @@ int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *h
         else
             return -1;
     }
+    return n > 0 && (size_t)n < out_size ? 0 : -1;
+}
+
+/* ---- The library's own file ---------------------------------------------------------------- */
+
+/* Any object of the library: its address tells which loaded file holds the library. */
+static const char library_anchor = 0;
+
+typedef struct object_search {
+    uintptr_t address;
+    const char *name; /* the loaded file holding address; "" for the main program */
+    int found;
+} object_search;
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    object_search *s = data;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const uintptr_t start = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && s->address >= start && s->address < start + ph->p_memsz) {
+            s->name = info->dlpi_name ? info->dlpi_name : "";
+            s->found = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int clsort__library_dir(char *out, size_t out_size)
+{
+    /* dl_iterate_phdr rather than dladdr: dladdr names the main program by argv[0], which may be
+     * a bare name found through PATH or relative to a directory since left; the loader's own
+     * list names it "" and shared objects by the path they were opened with. */
+    object_search s = {(uintptr_t)&library_anchor, "", 0};
+    dl_iterate_phdr(find_object, &s);
+    char file[PATH_MAX];
+    if (s.found && strchr(s.name, '/')) {
+        if (!realpath(s.name, file))
+            return -1;
+    } else {
+        /* The main program (a static link): Linux names it in /proc. */
+        const ssize_t n = readlink("/proc/self/exe", file, sizeof file - 1);
+        if (n <= 0)
+            return -1;
+        file[n] = 0;
+    }
+    char *slash = strrchr(file, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    const int n = snprintf(out, out_size, "%s", slash == file ? "/" : file);
     return n > 0 && (size_t)n < out_size ? 0 : -1;
 }

@@ -1,5 +1,6 @@
-/* util.h - small leaf helpers that any host module may use: a monotonic clock and the XDG
- * directory rule. They depend on nothing in the library. Never installed. */
+/* util.h - small leaf helpers that any host module may use: a monotonic clock, the XDG
+ * directory rule and the library's own directory. They depend on nothing in the library. Never
+ * installed. */
 #ifndef CLSORT_UTIL_H
 #define CLSORT_UTIL_H
 
@@ -15,5 +16,10 @@ uint64_t clsort__now_ns(void);
  * Returns 0, or -1 if none can be formed or it does not fit in out. */
 int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *home_subdir,
                     char *out, size_t out_size);
+
+/* The absolute directory of the file that holds the library's code: where libclsort.so.N was
+ * loaded from, or the program's own directory when libclsort.a was linked into it (config.c
+ * finds the shipped configs from there). Returns 0, or -1 if it cannot be told or does not fit. */
+int clsort__library_dir(char *out, size_t out_size);
 
 #endif /* CLSORT_UTIL_H */

@@ -256,7 +256,8 @@ typedef struct clsort_device_info {
     uint64_t local_mem;        /**< CL_DEVICE_LOCAL_MEM_SIZE, bytes */
     size_t max_work_group;     /**< CL_DEVICE_MAX_WORK_GROUP_SIZE */
     int has_fp64;              /**< cl_khr_fp64 or a double fp config */
-    const char *config_source; /**< path of the tuned config in use, or "built-in defaults" */
+    const char *config_source; /**< the tuned config in use (user dir, else shipped with the
+                                    library: docs/tuning.md), or "built-in defaults" */
 } clsort_device_info;
 
 /** Fills *info for the context's device. Returns CLSORT_OK or CLSORT_ERR_INVALID_ARG. */

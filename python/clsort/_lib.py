@@ -5,7 +5,12 @@ Nothing here knows about NumPy or PyOpenCL; api.py builds the Python interface o
 import ctypes
 import ctypes.util
 import os
+import sys
+import sysconfig
 import threading
+
+# The major version of the library's soname (libclsort.so.0): the ABI these bindings declare.
+SONAME_MAJOR = "0"
 
 # Mirrors of the structs in include/clsort.h (0.3.x). Field order and types must match the header.
 
@@ -91,18 +96,49 @@ _OPTIONAL = {
 }
 
 
+def _prefix_lib_dirs():
+    """Library directories of the prefixes where `make install` may have put libclsort: the one
+    this package was installed under (pip --prefix, a virtual environment), then /usr/local and
+    /usr, each as PREFIX/lib, its multiarch directory and lib64. The loader finds a library there
+    only once ldconfig has run (or with LD_LIBRARY_PATH), so they are tried by path."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    prefixes = []
+    # .../PREFIX/lib/pythonX.Y/site-packages/clsort (or local/lib/python3/dist-packages on Debian)
+    parts = here.split(os.sep)
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] in ("lib", "lib64") and i + 1 < len(parts) and parts[i + 1].startswith("python"):
+            prefixes.append(os.sep.join(parts[:i]) or os.sep)
+            break
+    prefixes += [sys.prefix, "/usr/local", "/usr"]
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    out = []
+    for prefix in prefixes:
+        for sub in ["lib"] + (["lib/" + multiarch] if multiarch else []) + ["lib64"]:
+            d = os.path.join(prefix, sub)
+            if d not in out:
+                out.append(d)
+    return out
+
+
 def _candidates():
     """Where to look for the library, in order, as (description, path or name)."""
     env = os.environ.get("CLSORT_LIBRARY")
     if env:
         # An explicit choice is the only candidate: silently falling back would hide a typo.
+        # A directory means the libclsort.so.0 in it.
+        if os.path.isdir(env):
+            env = os.path.join(env, "libclsort.so." + SONAME_MAJOR)
         return [("CLSORT_LIBRARY", env)]
     here = os.path.dirname(os.path.abspath(__file__))
-    out = [("bundled", os.path.join(here, name)) for name in ("libclsort.so.0", "libclsort.so")]
+    out = [("bundled", os.path.join(here, name))
+           for name in ("libclsort.so." + SONAME_MAJOR, "libclsort.so")]
+    # The dynamic loader's own search (LD_LIBRARY_PATH, its cache of ldconfig's directories).
+    out.append(("soname", "libclsort.so." + SONAME_MAJOR))
     found = ctypes.util.find_library("clsort")
-    if found:
+    if found and found != "libclsort.so." + SONAME_MAJOR:
         out.append(("find_library", found))
-    out.append(("soname", "libclsort.so.0"))
+    for d in _prefix_lib_dirs():
+        out.append(("installed", os.path.join(d, "libclsort.so." + SONAME_MAJOR)))
     # Run from a checkout (python/clsort/ inside the repository): the tree's own build.
     out.append(("build tree", os.path.join(here, os.pardir, os.pardir, "build", "libclsort.so")))
     return out
@@ -116,7 +152,8 @@ class Library:
         self.cdll = None
         for how, where in _candidates():
             if os.sep in where and not os.path.exists(where):
-                tried.append("%s (%s): no such file" % (where, how))
+                if how != "installed":  # many guesses; only those that exist are worth naming
+                    tried.append("%s (%s): no such file" % (where, how))
                 continue
             try:
                 self.cdll = ctypes.CDLL(where)
