@@ -670,6 +670,8 @@ static void test_untrusted_config(void)
     snprintf(dir, sizeof dir, "%s/conf-shared", root);
     mkdir(dir, 0755);
     setenv("CLSORT_CONFIG_DIR", dir, 1);
+    char debug[32];
+    snprintf(debug, sizeof debug, "%s", getenv("CLSORT_DEBUG") ? getenv("CLSORT_DEBUG") : "1");
     setenv("CLSORT_DEBUG", "0", 1); /* only the warnings matter here */
     clsort_ctx *ctx = NULL;
     if (clsort_create(&ctx, NULL) != CLSORT_OK || clsort_config_path(ctx, path, sizeof path))
@@ -697,7 +699,7 @@ static void test_untrusted_config(void)
     char conf[700];
     snprintf(conf, sizeof conf, "%s/conf", root);
     setenv("CLSORT_CONFIG_DIR", conf, 1);
-    setenv("CLSORT_DEBUG", "1", 1);
+    setenv("CLSORT_DEBUG", debug, 1);
 }
 
 int main(int argc, char **argv)
