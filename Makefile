@@ -228,7 +228,9 @@ plots:
 #   make fuzz               libFuzzer harnesses (clang), FUZZ_TIME seconds each, then the corpus
 #   make check-reliability  fault injection: CLI I/O faults and signals, OpenCL faults, threads,
 #                           long run, data-oblivious launch sequence
-.PHONY: check-sanitize check-valgrind fuzz fuzz-lib fuzz-build fuzz-regress check-reliability
+#   make check-gpu          the whole suite on the first GPU (registers NVIDIA's OpenCL driver if
+#                           needed); fails when there is no GPU
+.PHONY: check-sanitize check-valgrind fuzz fuzz-lib fuzz-build fuzz-regress check-reliability check-gpu
 
 SAN_BUILD  ?= build-san
 SAN_FLAGS  ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -299,6 +301,12 @@ fuzz: fuzz-regress
 	    { tail -40 $(FUZZ_BUILD)/fuzz-$$h.log; echo "fuzz $$h: FAILED, input in $(FUZZ_BUILD)/crashes/"; exit 1; }; \
 	  grep -E "stat::number_of_executed_units|stat::new_units_added" $(FUZZ_BUILD)/fuzz-$$h.log | tr '\n' ' '; echo; \
 	done
+
+# The suite on the first GPU (tests/check_gpu.sh builds, registers the NVIDIA driver when it is
+# installed but not registered, and runs tests/run_tests.sh with CLSORT_DEVICE=gpu; exit 2 when
+# no GPU is visible). Not part of `make test`. Run it whenever kernels or the runtime change.
+check-gpu:
+	MAKE="$(MAKE)" BUILD=$(BUILD) sh tests/check_gpu.sh
 
 # Fault injection on the CLI (tests/reliability/*.sh, need root for some cases, else skip with a
 # note) with the tools of `make all`.

@@ -21,11 +21,17 @@ const char *clsort_version_string(void)
     return CLSORT_VERSION_STRING;
 }
 
+/* The CLSORT_DEBUG level: 0 off, 1 for any other value, or the number if above 1. */
+static int debug_level(void)
+{
+    const char *dbg = getenv("CLSORT_DEBUG");
+    return (dbg && *dbg && strcmp(dbg, "0") != 0) ? (atoi(dbg) > 1 ? atoi(dbg) : 1) : 0;
+}
+
 /* Everything a new context needs once it has a device, a context and a queue. */
 static int finish_create(clsort_ctx *ctx)
 {
-    const char *dbg = getenv("CLSORT_DEBUG");
-    ctx->debug = (dbg && *dbg && strcmp(dbg, "0") != 0) ? (atoi(dbg) > 1 ? atoi(dbg) : 1) : 0;
+    ctx->debug = debug_level();
     cl_command_queue_properties props = 0;
     clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
@@ -46,9 +52,13 @@ int clsort_create(clsort_ctx **out, const char *device)
     if (!ctx)
         return CLSORT_ERR_OUT_OF_MEMORY;
     pthread_mutex_init(&ctx->lock, NULL);
+    /* Set before the device is opened, so that the trace says why a create failed: the context
+     * and its failure text are gone when clsort_create returns an error. */
+    ctx->debug = debug_level();
     char why[512];
     int rc = clsort__select_device(device, &ctx->dev, why, sizeof why);
     if (rc != CLSORT_OK) {
+        clsort__trace(ctx, "clsort_create: %s", why);
         pthread_mutex_destroy(&ctx->lock);
         free(ctx);
         return rc;
@@ -59,6 +69,13 @@ int clsort_create(clsort_ctx **out, const char *device)
     ctx->context = clCreateContext(cprops, 1, &ctx->dev.id, NULL, NULL, &err);
     if (err != CL_SUCCESS) {
         rc = clsort__cl_fail(ctx, err, "clCreateContext", ctx->dev.name);
+        /* Seen as "a second process cannot sort": a GPU in exclusive-process compute mode takes
+         * one process at a time (NVIDIA answers CL_DEVICE_NOT_AVAILABLE or
+         * CL_OUT_OF_RESOURCES). */
+        if (err == CL_DEVICE_NOT_AVAILABLE || err == CL_OUT_OF_RESOURCES)
+            clsort__trace(ctx, "clsort_create: device %s is unavailable; if another process is "
+                               "using it, the device may be in an exclusive compute mode "
+                               "(nvidia-smi -q shows 'Compute Mode')", ctx->dev.name);
         goto fail;
     }
     ctx->queue = clCreateCommandQueue(ctx->context, ctx->dev.id, CL_QUEUE_PROFILING_ENABLE, &err);

@@ -6,21 +6,38 @@
  * file from another build is detected and simply rebuilt (and overwritten). Entries are written to
  * a temporary file unique to the process and renamed into place, so readers never see half a
  * file and concurrent writers of the same entry both leave a valid one. Nothing here is fatal
- * and nothing is printed (only the CLSORT_DEBUG trace). CLSORT_NO_CACHE=1 turns it off. */
+ * and nothing is printed (only the CLSORT_DEBUG trace). CLSORT_NO_CACHE=1 turns it off.
+ *
+ * The directory has a size limit (CLSORT_CACHE_MAX_BYTES, default 256 MiB): after each store the
+ * least recently used entries (oldest modification time; a hit sets it to now) are removed, under
+ * an advisory lock so that processes sharing the directory take turns. A directory or entry that
+ * another user could have written is never read from or written to (trust.c). */
+#define _DEFAULT_SOURCE /* flock(2): not in POSIX, but in every libc clsort builds with */
+
 #include "cache.h"
 
+#include "trust.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CACHE_MAGIC "CLSORTPB"
 #define CACHE_FORMAT 1u
 #define CACHE_MAX_BINARY ((uint64_t)1 << 30) /* a larger "length" means a corrupt header */
+#define CACHE_DEFAULT_MAX_BYTES ((uint64_t)256 << 20)
+#define CACHE_LOCK_NAME ".lock"
+#define CACHE_LOCK_WAIT_MS 2000 /* then eviction is skipped: the next store tries again */
+#define CACHE_STALE_TMP_S (24 * 3600) /* a writer's temporary file older than this is litter */
 
 /* The fixed part at the start of an entry (native byte order: entries never leave the machine,
  * and the key names the device). Followed by key_len bytes of key and binary_len of binary. */
@@ -55,6 +72,77 @@ int clsort__cache_dir(char *out, size_t out_size)
     return clsort__xdg_dir("CLSORT_CACHE_DIR", "XDG_CACHE_HOME", ".cache", out, out_size);
 }
 
+/* A warning that repeats (every program build asks the cache) is recorded once per context. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void warn_once(clsort_ctx *ctx, const char *fmt, ...)
+{
+    char buf[1400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (!ctx->warnings || !strstr(ctx->warnings, buf))
+        clsort__warn(ctx, "%s", buf);
+}
+
+/* Whether the cache directory may be used (docs/security.md); warns if not. */
+static int dir_trusted(clsort_ctx *ctx, const char *dir)
+{
+    char why[200];
+    if (clsort__check_trusted_path(dir, why, sizeof why) == 0)
+        return 1;
+    warn_once(ctx, "program cache %s not used: it is %s, so another user could plant code that "
+                   "runs on the device (docs/security.md)", dir, why);
+    return 0;
+}
+
+/* Parses a size: digits, then optionally K, M, G or T (powers of 1024, either case), optionally
+ * followed by "B" or "iB". Returns 0 and sets *out, or -1. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    default: break;
+    }
+    if (shift) {
+        ++end;
+        if (!strcmp(end, "iB") || !strcmp(end, "ib"))
+            end += 2;
+    }
+    if (*end == 'B' || *end == 'b')
+        ++end;
+    if (*end || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+/* The size limit of the cache directory: CLSORT_CACHE_MAX_BYTES, 0 meaning no limit. */
+static uint64_t cache_max_bytes(clsort_ctx *ctx)
+{
+    const char *e = getenv("CLSORT_CACHE_MAX_BYTES");
+    uint64_t v = CACHE_DEFAULT_MAX_BYTES;
+    if (e && *e && parse_size(e, &v) != 0) {
+        warn_once(ctx, "CLSORT_CACHE_MAX_BYTES=%s is not a size (such as 268435456, 512M or 2G); "
+                       "using the default, 256M", e);
+        v = CACHE_DEFAULT_MAX_BYTES;
+    }
+    return v;
+}
+
 /* The key (malloc'ed) and the entry's path. Returns NULL if either cannot be formed. */
 static char *make_key(const clsort_ctx *ctx, const char *source, size_t source_len,
                       const char *options, char *path, size_t path_size)
@@ -87,16 +175,30 @@ static char *make_key(const clsort_ctx *ctx, const char *source, size_t source_l
 }
 
 /* Reads and verifies an entry; returns the binary (malloc'ed) or NULL. */
-static unsigned char *read_entry(const clsort_ctx *ctx, const char *path, const char *key,
+static unsigned char *read_entry(clsort_ctx *ctx, const char *path, const char *key,
                                  size_t *binary_len)
 {
     unsigned char *bin = NULL;
     char *stored_key = NULL;
     const char *why = "";
-    FILE *f = fopen(path, "rb");
+    char untrusted[200];
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
+        if (fd >= 0)
+            close(fd);
         clsort__trace(ctx, "cache miss: %s", path);
         return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        why = "not a regular file";
+        goto fail;
+    }
+    /* In a sticky shared directory another user may have created the file under our name. */
+    if (clsort__check_trusted_stat(&st, untrusted, sizeof untrusted) != 0) {
+        why = untrusted;
+        goto fail;
     }
     cache_header h;
     const size_t key_len = strlen(key);
@@ -127,6 +229,9 @@ static unsigned char *read_entry(const clsort_ctx *ctx, const char *path, const 
         why = "checksum mismatch";
         goto fail;
     }
+    /* A hit makes the entry the most recently used one for eviction (mtime: atime is often not
+     * kept). Best effort: a failure only makes the entry look older. */
+    futimens(fd, NULL);
     fclose(f);
     free(stored_key);
     *binary_len = (size_t)h.binary_len;
@@ -144,7 +249,9 @@ cl_program clsort__cache_load(clsort_ctx *ctx, const char *source, size_t source
 {
     if (cache_disabled())
         return NULL;
-    char path[1200];
+    char path[1200], dir[1024];
+    if (clsort__cache_dir(dir, sizeof dir) || !dir_trusted(ctx, dir))
+        return NULL;
     char *key = make_key(ctx, source, source_len, options, path, sizeof path);
     if (!key)
         return NULL;
@@ -207,6 +314,143 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
+/* ---- The size limit ---- */
+
+typedef struct cache_file {
+    char name[64];
+    uint64_t size;
+    struct timespec mtime;
+} cache_file;
+
+static int older_first(const void *a, const void *b)
+{
+    const cache_file *x = a, *y = b;
+    if (x->mtime.tv_sec != y->mtime.tv_sec)
+        return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+    if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+        return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* "<32 hex digits>.clbin": what make_key names an entry. */
+static int is_entry_name(const char *name)
+{
+    for (int i = 0; i < 32; ++i)
+        if (!isxdigit((unsigned char)name[i]))
+            return 0;
+    return !strcmp(name + 32, ".clbin");
+}
+
+/* "<entry>.clbin.<pid>.<ctx>.<n>.tmp": a writer's temporary file. */
+static int is_tmp_name(const char *name)
+{
+    const size_t len = strlen(name);
+    return len > 4 && !strcmp(name + len - 4, ".tmp") && strstr(name, ".clbin.") != NULL;
+}
+
+/* Takes the directory's eviction lock (flock on CACHE_LOCK_NAME), waiting up to
+ * CACHE_LOCK_WAIT_MS: a process that holds it longer (stopped, or hostile in a shared
+ * directory) must not stall a sort. Returns the lock's fd, or -1 to skip eviction this time. */
+static int lock_dir(const char *dir)
+{
+    char path[1100];
+    if (snprintf(path, sizeof path, "%s/%s", dir, CACHE_LOCK_NAME) >= (int)sizeof path)
+        return -1;
+    const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    for (int waited_ms = 0;; waited_ms += 5) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if ((errno != EWOULDBLOCK && errno != EINTR) || waited_ms >= CACHE_LOCK_WAIT_MS)
+            break;
+        const struct timespec pause = {0, 5 * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    close(fd);
+    return -1;
+}
+
+/* Removes the least recently used entries until the directory holds at most the limit, never
+ * the entry just stored (keep_path: it is the most recent, and alone may exceed a tiny limit).
+ * Other processes may store, hit or evict meanwhile: a file that vanished counts as removed,
+ * and only complete entries are removed (temporary files only when a day old, from a writer
+ * that died), so no writer loses a file it is still writing. */
+static void evict(clsort_ctx *ctx, const char *dir, const char *keep_path)
+{
+    const uint64_t max = cache_max_bytes(ctx);
+    if (max == 0)
+        return;
+    const char *keep = strrchr(keep_path, '/');
+    keep = keep ? keep + 1 : keep_path;
+    cache_file *files = NULL;
+    size_t n = 0, room = 0;
+    uint64_t total = 0;
+    int removed = 0;
+    DIR *d = NULL;
+    const int lock = lock_dir(dir);
+    if (lock < 0) {
+        clsort__trace(ctx, "cache size not checked: the lock %s/%s is busy or unusable", dir,
+                      CACHE_LOCK_NAME);
+        return;
+    }
+    d = opendir(dir);
+    if (!d)
+        goto done;
+    const int dfd = dirfd(d);
+    const time_t now = time(NULL);
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const int entry = is_entry_name(e->d_name);
+        if (!entry && !is_tmp_name(e->d_name))
+            continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue; /* gone meanwhile, or not ours to remove */
+        if (!entry) {
+            if (now - st.st_mtime > CACHE_STALE_TMP_S && unlinkat(dfd, e->d_name, 0) == 0)
+                clsort__trace(ctx, "removed a stale temporary file: %s/%s", dir, e->d_name);
+            continue;
+        }
+        if (n == room) {
+            room = room ? 2 * room : 64;
+            cache_file *grown = realloc(files, room * sizeof *files);
+            if (!grown)
+                goto done;
+            files = grown;
+        }
+        snprintf(files[n].name, sizeof files[n].name, "%s", e->d_name);
+        files[n].size = (uint64_t)st.st_size;
+        files[n].mtime = st.st_mtim;
+        total += files[n].size;
+        ++n;
+    }
+    if (total <= max)
+        goto done;
+    qsort(files, n, sizeof *files, older_first);
+    for (size_t i = 0; i < n && total > max; ++i) {
+        if (!strcmp(files[i].name, keep))
+            continue;
+        if (unlinkat(dfd, files[i].name, 0) == 0 || errno == ENOENT) {
+            total -= files[i].size;
+            ++removed;
+        } else {
+            clsort__trace(ctx, "cache entry %s/%s not removed: %s", dir, files[i].name,
+                          strerror(errno));
+        }
+    }
+    clsort__trace(ctx, "cache over its limit of %llu bytes: removed %d least recently used "
+                       "entr%s, %llu bytes left",
+                  (unsigned long long)max, removed, removed == 1 ? "y" : "ies",
+                  (unsigned long long)total);
+done:
+    if (d)
+        closedir(d);
+    free(files);
+    close(lock); /* releases the flock */
+}
+
 void clsort__cache_store(clsort_ctx *ctx, cl_program program, const char *source,
                          size_t source_len, const char *options)
 {
@@ -240,9 +484,14 @@ void clsort__cache_store(clsort_ctx *ctx, cl_program program, const char *source
         why = "cannot create the directory";
         goto fail;
     }
+    /* Checked after creating it: a directory someone else made first counts as theirs. */
+    if (!dir_trusted(ctx, dir)) {
+        why = "the directory is not safe";
+        goto fail;
+    }
     snprintf(tmp, sizeof tmp, "%s.%ld.%lx.%u.tmp", path, (long)getpid(),
              (unsigned long)((uintptr_t)ctx & 0xFFFFFFu), ++counter);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) {
         why = "cannot create the temporary file";
         goto fail;
@@ -270,6 +519,7 @@ void clsort__cache_store(clsort_ctx *ctx, cl_program program, const char *source
         goto fail;
     }
     clsort__trace(ctx, "cached %zu bytes: %s", len, path);
+    evict(ctx, dir, path);
     free(key);
     free(bin);
     return;

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "params.h"
+#include "trust.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -393,11 +394,39 @@ static int apply_parsed(parse_state *st, config_values *out)
     return used;
 }
 
+/* A config that another user could have written (the file, or the directory holding it) is not
+ * used: it picks the kernels' parameters (docs/security.md). Returns 1 if path may be read (or
+ * does not exist: the lookup then goes on as usual); else warns on ctx (if any) and returns 0. */
+static int config_trusted(clsort_ctx *ctx, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 1;
+    char why[200], dir[2600];
+    const char *what = path;
+    int bad = clsort__check_trusted_stat(&st, why, sizeof why);
+    if (!bad) {
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *(slash == dir ? slash + 1 : slash) = 0;
+            what = dir;
+            bad = clsort__check_trusted_path(dir, why, sizeof why);
+        }
+    }
+    if (bad && ctx)
+        clsort__warn(ctx, "config %s ignored: %s is %s, so another user could have written it "
+                          "(docs/security.md)", path, what, why);
+    return !bad;
+}
+
 /* Reads one candidate file. Returns 1 if it was used (possibly in part), 0 if it does not exist
  * or gave nothing usable (the lookup goes on). */
 static int try_file(const clsort__device *dev, clsort_ctx *ctx, const char *path,
                     config_values *out)
 {
+    if (!config_trusted(ctx, path))
+        return 0;
     FILE *f = fopen(path, "r");
     if (!f) {
         if (errno != ENOENT && ctx)

@@ -20,7 +20,7 @@ LAYERS='
 3 execution run.c run.h scratch.c scratch.h hostsort.c hostsort.h transfer.c transfer.h
 2 programs  program.c program.h cache.c cache.h
 1 device    device.c device.h
-0 core      core.h errors.c plan_types.h util.h util.c names.c parcopy.c parcopy.h
+0 core      core.h errors.c plan_types.h util.h util.c names.c parcopy.c parcopy.h trust.h trust.c
 '
 
 n=0
