@@ -69,8 +69,9 @@ int mpi_choose_splits(const mpi_job *job, const unsigned char *sorted, size_t n,
     if (!counts || !displs || !mine)
         rc = CLI_EXIT_IO;
     for (size_t j = 0; rc == CLI_EXIT_OK && j < s; ++j) {
-        /* The middle of each of s equal parts: regular in position, so also in rank. */
-        const size_t i = (size_t)(((uint64_t)(2 * j + 1) * n) / (2 * s));
+        /* The start of each of s equal parts. Sample 0 is the slice's first record, so when all
+         * keys are equal the splitters fall exactly on the slice boundaries. */
+        const size_t i = (size_t)(((uint64_t)j * n) / s);
         mine[j] = (sample){ cli_key_ordinal(&job->ks, sorted + i * R), first + i };
     }
     rc = mpi_agree(job, rc);
