@@ -60,8 +60,17 @@ BENCH_CXX  = $(wildcard tools/clsort-bench/*.cpp)
 TEST_SRCS = $(wildcard tests/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
+# clsort-mpi (issue 15) is built only where an MPI compiler wrapper is on PATH; `make` without
+# MPI builds everything else. `make MPICC=` leaves it out.
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c)
+# What clsort-mpi takes from clsort: records and their order, the output file's atomic
+# replacement, the temporary-file registry, sizes, and the device lists (compiled once, for both).
+MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o \
+               clsort_signals.o clsort_units.o clsort_args.o clsort_devlist.o)
+
 TOOLS = $(if $(CLI_SRCS),$(BUILD)/clsort) $(if $(TUNE_SRCS),$(BUILD)/clsort-tune) \
-        $(if $(BENCH_SRCS),$(BUILD)/clsort-bench)
+        $(if $(BENCH_SRCS),$(BUILD)/clsort-bench) $(if $(MPICC),$(if $(MPI_SRCS),$(BUILD)/clsort-mpi))
 
 .PHONY: all lib tools tests test deps deps-dev demo clean install uninstall check-werror plots
 all: lib tools
@@ -104,7 +113,7 @@ $(BUILD)/$(SO_DEV): $(BUILD)/$(SO_NAME)
 # ---- The tools ----
 # Tools use only the public header and link the static library. Each program's objects go to
 # $(BUILD)/tobj/<program>/, built with its own folder on the include path.
-$(BUILD)/tobj/clsort $(BUILD)/tobj/clsort-tune $(BUILD)/tobj/clsort-bench:
+$(BUILD)/tobj/clsort $(BUILD)/tobj/clsort-tune $(BUILD)/tobj/clsort-bench $(BUILD)/tobj/clsort-mpi:
 	mkdir -p $@
 $(BUILD)/tobj/clsort/%.o: tools/clsort/%.c $(wildcard tools/clsort/*.h) include/clsort.h | $(BUILD)/tobj/clsort
 	$(CC) $(ALL_CFLAGS) -Itools/clsort -c -o $@ $<
@@ -118,6 +127,10 @@ $(BUILD)/clsort: $(CLI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
 $(BUILD)/clsort-tune: $(TUNE_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+$(BUILD)/tobj/clsort-mpi/%.o: tools/clsort-mpi/%.c $(wildcard tools/clsort-mpi/*.h) $(wildcard tools/clsort/*.h) include/clsort.h | $(BUILD)/tobj/clsort-mpi
+	$(MPICC) $(ALL_CFLAGS) -Itools/clsort-mpi -Itools/clsort -c -o $@ $<
+$(BUILD)/clsort-mpi: $(MPI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(MPI_CLI_OBJS) $(BUILD)/libclsort.a
+	$(MPICC) $(SAN) -o $@ $^ $(LDLIBS)
 $(BUILD)/clsort-bench: $(BENCH_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BENCH_CXX:tools/%.cpp=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
 

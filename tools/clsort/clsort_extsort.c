@@ -15,6 +15,8 @@
 
 #include "clsort_fileio.h"
 #include "clsort_merge.h"
+#include "clsort_multidev.h"
+#include "clsort_devlist.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"
@@ -219,6 +221,9 @@ static int create_context(const cli_opts *o, clsort_ctx **ctx)
 
 int cli_sort_input(const cli_opts *o)
 {
+    /* Several devices (a list, or an ":all" spec) take their own path; one device is unchanged. */
+    if (cli_devlist_is_multi(o->device))
+        return cli_sort_multidev(o);
     const uint64_t t_start = cli_now_ns();
     ext_state x;
     memset(&x, 0, sizeof x);

@@ -1,0 +1,205 @@
+/* mpi_args.c - option parsing for clsort-mpi. The options are clsort's, minus those that have no
+ * meaning for a job of many ranks (standard input and output, -c, -S, -T, progress); sizes are
+ * parsed by clsort's own cli_parse_size so that both tools accept the same numbers. */
+#include "mpi_args.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clsort_args.h"
+#include "clsort_messages.h"
+
+/* 512 MiB: far below the 2 GiB that an int count of bytes allows, large enough to be efficient. */
+#define DEFAULT_PIECE_BYTES ((uint64_t)512 << 20)
+
+static const char short_opts[] = ":o:t:rR:k:sa:d:vqhV";
+
+static const struct option long_opts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "type", required_argument, NULL, 't' },
+    { "reverse", no_argument, NULL, 'r' },
+    { "record-size", required_argument, NULL, 'R' },
+    { "key-offset", required_argument, NULL, 'k' },
+    { "stable", no_argument, NULL, 's' },
+    { "algorithm", required_argument, NULL, 'a' },
+    { "device", required_argument, NULL, 'd' },
+    { "verbose", no_argument, NULL, 'v' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { NULL, 0, NULL, 0 }
+};
+
+void mpi_print_help(void)
+{
+    fputs(
+        "Usage: mpirun -n N clsort-mpi [OPTION]... [-o OUT] FILE\n"
+        "Sort FILE, a binary file of fixed-size records, by a numeric key, with N ranks, each on an\n"
+        "OpenCL device of its host (a sample sort: every rank sorts a slice, the ranks exchange\n"
+        "records by key range, merge, and write their part of the result with MPI-IO). FILE is\n"
+        "replaced atomically by the result unless -o is given; both must be on a file system\n"
+        "every rank sees.\n"
+        "\n"
+        "  -o, --output=FILE          write the result to FILE\n"
+        "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
+        "  -r, --reverse              descending order\n"
+        "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size)\n"
+        "  -k, --key-offset=BYTES     where the key starts inside each record (default 0)\n"
+        "  -s, --stable               records with equal keys keep their input order\n"
+        "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition\n"
+        "  -d, --device=SPEC[,SPEC]   the devices of one host: cpu, gpu, P:D, part of a name,\n"
+        "                             gpu:all, cpu:all or all; the rank of local index i takes\n"
+        "                             entry i modulo their number (default: $CLSORT_DEVICE, else\n"
+        "                             every GPU of the host, else the best device)\n"
+        "  -v, --verbose              say what happened: devices, records per rank, times\n"
+        "  -q, --quiet                print errors only\n"
+        "  -h, --help                 print this help and exit\n"
+        "  -V, --version              print the version and exit\n"
+        "\n"
+        "The order is clsort's: integers numerically, floats by IEEE 754 totalOrder, -r the exact\n"
+        "reverse; the output is byte for byte that of clsort -s.\n"
+        "Exit status: 0 success, 2 usage error, 3 input/output or data error, 4 OpenCL or device\n"
+        "error; every rank exits with the same status, and one rank says why on stderr.\n",
+        stdout);
+}
+
+static int parse_size_opt(const char *name, const char *arg, size_t *out)
+{
+    uint64_t v;
+    if (cli_parse_size(arg, &v) != 0 || v > SIZE_MAX) {
+        cli_error("invalid number '%s' for %s (expected bytes, optionally with K, M or G)", arg,
+                  name);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
+int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->mode = MPI_MODE_SORT;
+    opts->type = CLSORT_U32;
+    opts->algorithm = CLSORT_AUTO;
+    opts->piece_bytes = DEFAULT_PIECE_BYTES;
+    int record_size_given = 0, help = 0, version = 0;
+    const char *type_arg = "u32";
+
+    opterr = 0;
+    optind = 1;
+    for (;;) {
+        const int prev_optind = optind;
+        const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
+        if (c == -1)
+            break;
+        const char *const given = argv[prev_optind < argc ? prev_optind : argc - 1];
+        switch (c) {
+        case 'o': opts->output = optarg; break;
+        case 't':
+            if (clsort_type_parse(optarg, &opts->type) != 0) {
+                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            type_arg = optarg;
+            break;
+        case 'r': opts->reverse = 1; break;
+        case 'R':
+            if (parse_size_opt("--record-size", optarg, &opts->record_size) != 0)
+                return CLI_EXIT_USAGE;
+            if (opts->record_size == 0) {
+                cli_error("invalid record size '%s': must be at least 1 byte", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            record_size_given = 1;
+            break;
+        case 'k':
+            if (parse_size_opt("--key-offset", optarg, &opts->key_offset) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 's': opts->stable = 1; break;
+        case 'a':
+            if (clsort_algorithm_parse(optarg, &opts->algorithm) != 0) {
+                cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
+                          "odd-even-merge, odd-even-transposition)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'd': opts->device = optarg; break;
+        case 'v': ++cli_display_level; break;
+        case 'q': cli_display_level = 0; break;
+        case 'h': help = 1; break;
+        case 'V': version = 1; break;
+        case ':':
+            if (optopt)
+                cli_error("option '-%c' requires an argument (see clsort-mpi --help)", optopt);
+            else
+                cli_error("option '%s' requires an argument (see clsort-mpi --help)", given);
+            return CLI_EXIT_USAGE;
+        default:
+            if (optopt)
+                cli_error("unknown option '-%c' (see clsort-mpi --help)", optopt);
+            else
+                cli_error("unknown option '%s' (see clsort-mpi --help)", given);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (help) {
+        opts->mode = MPI_MODE_HELP;
+        return CLI_EXIT_OK;
+    }
+    if (version) {
+        opts->mode = MPI_MODE_VERSION;
+        return CLI_EXIT_OK;
+    }
+    if (optind < argc)
+        opts->input = argv[optind++];
+    if (optind < argc) {
+        cli_error("extra operand '%s': clsort-mpi sorts one file (see clsort-mpi --help)",
+                  argv[optind]);
+        return CLI_EXIT_USAGE;
+    }
+    if (!opts->input || strcmp(opts->input, "-") == 0) {
+        cli_error("clsort-mpi reads a file every rank can open, not standard input "
+                  "(see clsort-mpi --help)");
+        return CLI_EXIT_USAGE;
+    }
+    if (opts->output && strcmp(opts->output, "-") == 0) {
+        cli_error("clsort-mpi writes a file, not standard output (use -o FILE)");
+        return CLI_EXIT_USAGE;
+    }
+    opts->key_size = clsort_type_size(opts->type);
+    if (opts->key_size == 0) {
+        cli_error("invalid type '%s' for --type", type_arg);
+        return CLI_EXIT_USAGE;
+    }
+    if (!record_size_given)
+        opts->record_size = opts->key_size;
+    if (opts->key_offset > opts->record_size ||
+        opts->record_size - opts->key_offset < opts->key_size) {
+        cli_error("key beyond the record: a %s key (%zu bytes) at offset %zu does not fit in "
+                  "%zu-byte records",
+                  type_arg, opts->key_size, opts->key_offset, opts->record_size);
+        return CLI_EXIT_USAGE;
+    }
+    if (!opts->device) {
+        const char *env = getenv("CLSORT_DEVICE");
+        if (env && *env)
+            opts->device = env;
+    }
+    /* A testing knob, documented in docs/distributed.md: small pieces make every MPI-IO call and
+     * the exchange run in many rounds, which the tests need to reach with small files. */
+    const char *piece = getenv("CLSORT_MPI_PIECE");
+    if (piece && *piece) {
+        uint64_t v;
+        if (cli_parse_size(piece, &v) != 0 || v == 0 || v > ((uint64_t)1 << 30)) {
+            cli_error("invalid CLSORT_MPI_PIECE '%s' (expected 1 to 1G bytes)", piece);
+            return CLI_EXIT_USAGE;
+        }
+        opts->piece_bytes = v;
+    }
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,388 @@
+/* mpi_main.c - clsort-mpi: a sample sort of one file by many MPI ranks, each sorting on an OpenCL
+ * device with the library (docs/distributed.md). The phases, each ended by an agreement of all
+ * ranks on success (mpi_agree) so that one failing rank stops them all with one line:
+ *   1. rank 0 opens the output as clsort does (a temporary file beside it), every rank its device;
+ *   2. each rank reads a slice of the input with MPI-IO and sorts it on its device, ties in input
+ *      order (clsort's record code);
+ *   3. regular samples give size-1 splitters, and MPI_Alltoallw sends every record to the rank of
+ *      its key range (mpi_exchange.c);
+ *   4. each rank merges what it received and writes it with MPI-IO at the offset that an exclusive
+ *      scan of the byte counts gives; rank 0 renames the file into place when all have finished. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <mpi.h>
+
+#include "clsort.h"
+#include "clsort_fileio.h"
+#include "clsort_messages.h"
+#include "clsort_records.h"
+#include "clsort_signals.h"
+#include "clsort_units.h"
+#include "mpi_args.h"
+#include "mpi_device.h"
+#include "mpi_exchange.h"
+#include "mpi_io.h"
+#include "mpi_job.h"
+#include "mpi_messages.h"
+
+int mpi_agree(const mpi_job *job, int rc)
+{
+    struct {
+        int code;
+        int rank;
+    } in = { rc, job->rank }, out = { rc, job->rank };
+    if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, job->comm) != MPI_SUCCESS) {
+        /* The agreement itself failed: nothing collective can be trusted any more. */
+        mpi_msg_print_held("MPI_Allreduce failed while the ranks agreed on their status");
+        MPI_Abort(job->comm, CLI_EXIT_IO);
+    }
+    if (out.code != CLI_EXIT_OK && out.rank == job->rank)
+        mpi_msg_print_held("failed (no detail)");
+    return out.code;
+}
+
+int mpi_report(int mpi_rc, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error %d", mpi_rc);
+    cli_error("%s: %s", what, text);
+    return CLI_EXIT_IO;
+}
+
+/* What one rank did, for -v. */
+enum { T_READ, T_SORT, T_SPLIT, T_EXCHANGE, T_MERGE, T_WRITE, T_TOTAL, T_COUNT };
+static const char *const phase_names[T_COUNT] = { "read", "sort", "splitters", "exchange",
+                                                  "merge", "write", "total" };
+
+static void print_summary(const mpi_job *job, const mpi_opts *o, uint64_t n, uint64_t n_local,
+                          uint64_t n_recv, const double *t)
+{
+    const int P = job->size;
+    uint64_t mine[2] = { n_local, n_recv };
+    uint64_t *const all = job->rank == 0 ? malloc((size_t)P * 2 * sizeof *all) : NULL;
+    double tmax[T_COUNT];
+    /* Collective whatever the display level, so that every rank calls the same functions. */
+    MPI_Gather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, 0, job->comm);
+    MPI_Reduce(t, tmax, T_COUNT, MPI_DOUBLE, MPI_MAX, 0, job->comm);
+    if (job->rank != 0 || cli_display_level < 2 || !all) {
+        free(all);
+        return;
+    }
+    cli_info(2, "%d rank%s, %llu records of %zu bytes, %s key at offset %zu, %s%s", P,
+             P == 1 ? "" : "s", (unsigned long long)n, o->record_size, clsort_type_name(o->type),
+             o->key_offset, o->reverse ? "descending" : "ascending", o->stable ? ", stable" : "");
+    char line[4096];
+    for (int which = 0; which < 2; ++which) {
+        size_t len = 0;
+        uint64_t most = 0;
+        for (int r = 0; r < P; ++r) {
+            const uint64_t v = all[2 * r + which];
+            if (v > most)
+                most = v;
+            if (len < sizeof line - 32)
+                len += (size_t)snprintf(line + len, sizeof line - len, " %llu",
+                                        (unsigned long long)v);
+        }
+        const double mean = (double)n / P;
+        cli_info(2, "records per rank %s:%s (largest %.3f x the mean)",
+                 which ? "after the exchange" : "read", line, mean > 0 ? (double)most / mean : 1.0);
+    }
+    char a[32];
+    for (int i = 0; i < T_COUNT; ++i)
+        cli_info(2, "%-10s %.3f s (slowest rank)%s%s", phase_names[i], tmax[i],
+                 i == T_TOTAL ? ", " : "",
+                 i == T_TOTAL ? cli_format_rate(a, sizeof a, n * o->record_size,
+                                                (uint64_t)(tmax[i] * 1e9))
+                              : "");
+    free(all);
+}
+
+/* Puts the chunk's records in their sorted order in one buffer: the records themselves when they
+ * were sorted directly, else a copy gathered through the sorted indices. */
+static unsigned char *take_sorted(cli_chunk *c, const cli_keyspec *ks)
+{
+    unsigned char *out;
+    if (c->idx_size == 0 || c->n < 2) {
+        out = c->recs;
+        c->recs = NULL;
+    } else {
+        const size_t R = ks->record_size;
+        out = cli_malloc(c->n * R, "sorted records");
+        if (!out)
+            return NULL;
+        for (size_t i = 0; i < c->n; ++i) {
+            const uint64_t j = c->idx_size == 4 ? ((const uint32_t *)c->idx)[i]
+                                                : ((const uint64_t *)c->idx)[i];
+            memcpy(out + i * R, c->recs + j * R, R);
+        }
+    }
+    cli_chunk_free(c);
+    return out;
+}
+
+static int sort_file(mpi_job *job, const mpi_opts *o, int local_rank)
+{
+    const uint64_t t_start = cli_now_ns();
+    double t[T_COUNT] = { 0 };
+    const int P = job->size, me = job->rank;
+    const size_t R = o->record_size;
+    cli_writer out;
+    int out_open = 0;
+    char tmp_path[PATH_MAX + 1] = "";
+    clsort_ctx *ctx = NULL;
+    MPI_File in = MPI_FILE_NULL, outf = MPI_FILE_NULL;
+    cli_chunk chunk;
+    memset(&chunk, 0, sizeof chunk);
+    unsigned char *sorted = NULL, *recv = NULL, *merged = NULL;
+    uint64_t *const counts = cli_malloc((size_t)P * 2 * sizeof *counts, "record counts");
+    uint64_t n = 0, first = 0, n_local = 0;
+    size_t n_recv = 0;
+    int rc = counts ? CLI_EXIT_OK : CLI_EXIT_IO;
+
+    /* 1. Input, output and device. MPI-IO reads files; refuse anything else as clsort would. */
+    struct stat st;
+    if (rc == CLI_EXIT_OK && stat(o->input, &st) != 0) {
+        cli_error("%s: cannot open input: %s", o->input, strerror(errno));
+        rc = CLI_EXIT_IO;
+    } else if (rc == CLI_EXIT_OK && !S_ISREG(st.st_mode)) {
+        cli_error("%s: cannot read input: not a regular file (clsort-mpi reads files with MPI-IO)",
+                  o->input);
+        rc = CLI_EXIT_IO;
+    }
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    if (me == 0) {
+        rc = cli_writer_open_output(&out, o->output, o->input, 4096);
+        if (rc == CLI_EXIT_OK) {
+            out_open = 1;
+            if (!out.tmp_path || strlen(out.tmp_path) > PATH_MAX) {
+                cli_error("%s: clsort-mpi writes a regular file, not a device or a pipe", out.name);
+                rc = CLI_EXIT_IO;
+            } else {
+                snprintf(tmp_path, sizeof tmp_path, "%s", out.tmp_path);
+            }
+        }
+    }
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    int mrc = MPI_Bcast(tmp_path, (int)sizeof tmp_path, MPI_CHAR, 0, job->comm);
+    if (mrc != MPI_SUCCESS)
+        rc = mpi_report(mrc, "MPI_Bcast of the output's name");
+    char used[256] = "";
+    if (rc == CLI_EXIT_OK)
+        rc = mpi_device_open(o->device, local_rank, &ctx, used, sizeof used);
+    clsort_device_info di;
+    if (rc == CLI_EXIT_OK && clsort_get_device_info(ctx, &di) == CLSORT_OK) {
+        cli_info(2, "device %u:%u %s (%s, %s; from '%s')", di.platform_index,
+                 di.device_index, di.name, di.type, di.platform, used);
+        if (o->type == CLSORT_F64 && !di.has_fp64) {
+            cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
+                      di.name);
+            rc = CLI_EXIT_DEVICE;
+        }
+    }
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+
+    /* 2. This rank's slice: records [n*r/P, n*(r+1)/P), read and sorted. */
+    uint64_t t0 = cli_now_ns();
+    mrc = MPI_File_open(job->comm, o->input, MPI_MODE_RDONLY, MPI_INFO_NULL, &in);
+    if (mrc != MPI_SUCCESS) {
+        char what[PATH_MAX + 64];
+        snprintf(what, sizeof what, "%s: cannot open input (MPI_File_open)", o->input);
+        rc = mpi_report(mrc, what);
+        in = MPI_FILE_NULL;
+    }
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    MPI_Offset size = 0;
+    mrc = MPI_File_get_size(in, &size);
+    if (mrc != MPI_SUCCESS) {
+        rc = mpi_report(mrc, "MPI_File_get_size");
+    } else if ((uint64_t)size % R != 0) {
+        cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left over)",
+                  o->input, (unsigned long long)size, R, (unsigned long long)((uint64_t)size % R));
+        rc = CLI_EXIT_IO;
+    } else {
+        n = (uint64_t)size / R;
+        first = n * (uint64_t)me / (uint64_t)P;
+        n_local = n * (uint64_t)(me + 1) / (uint64_t)P - first;
+        if (n_local > SIZE_MAX / R) {
+            cli_error("%llu records do not fit in this rank's address space (use more ranks)",
+                      (unsigned long long)n_local);
+            rc = CLI_EXIT_IO;
+        } else {
+            rc = cli_chunk_alloc(&chunk, &job->ks, (size_t)n_local);
+        }
+    }
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    rc = mpi_io_read(job, in, o->input, first * R, chunk.recs, n_local * R);
+    chunk.n = (size_t)n_local;
+    MPI_File_close(&in);
+    t[T_READ] = (double)(cli_now_ns() - t0) / 1e9;
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+
+    t0 = cli_now_ns();
+    cli_sort_stats stats;
+    memset(&stats, 0, sizeof stats);
+    rc = cli_chunk_sort(ctx, &job->ks, o->algorithm, o->stable, &chunk, &stats);
+    if (rc == CLI_EXIT_OK && !(sorted = take_sorted(&chunk, &job->ks)))
+        rc = CLI_EXIT_IO;
+    t[T_SORT] = (double)(cli_now_ns() - t0) / 1e9;
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    clsort_destroy(ctx); /* the device's part is done; free its memory for others */
+    ctx = NULL;
+
+    /* 3. Splitters and the exchange. */
+    t0 = cli_now_ns();
+    uint64_t *const send_counts = counts, *const recv_counts = counts + P;
+    rc = mpi_choose_splits(job, sorted, (size_t)n_local, first, send_counts);
+    t[T_SPLIT] = (double)(cli_now_ns() - t0) / 1e9;
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    t0 = cli_now_ns();
+    rc = mpi_exchange(job, sorted, send_counts, &recv, recv_counts, &n_recv);
+    t[T_EXCHANGE] = (double)(cli_now_ns() - t0) / 1e9;
+    if (rc != CLI_EXIT_OK) /* mpi_exchange agreed on it already */
+        goto fail;
+    free(sorted);
+    sorted = NULL;
+
+    /* 4. Merge, then write at this rank's offset. */
+    t0 = cli_now_ns();
+    merged = cli_malloc(n_recv * R, "merged records");
+    rc = merged ? mpi_merge(job, recv, recv_counts, merged) : CLI_EXIT_IO;
+    free(recv);
+    recv = NULL;
+    t[T_MERGE] = (double)(cli_now_ns() - t0) / 1e9;
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+
+    t0 = cli_now_ns();
+    const uint64_t my_bytes = (uint64_t)n_recv * R;
+    uint64_t offset = 0;
+    mrc = MPI_Exscan(&my_bytes, &offset, 1, MPI_UINT64_T, MPI_SUM, job->comm);
+    if (me == 0)
+        offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    if (mrc != MPI_SUCCESS)
+        rc = mpi_report(mrc, "MPI_Exscan of the output offsets");
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    mrc = MPI_File_open(job->comm, tmp_path, MPI_MODE_WRONLY, MPI_INFO_NULL, &outf);
+    if (mrc != MPI_SUCCESS) {
+        char what[PATH_MAX + 64];
+        snprintf(what, sizeof what, "%s: cannot open the temporary output (MPI_File_open)",
+                 tmp_path);
+        rc = mpi_report(mrc, what);
+        outf = MPI_FILE_NULL;
+    }
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    rc = mpi_io_write(job, outf, o->output ? o->output : o->input, offset, merged, my_bytes);
+    mrc = MPI_File_close(&outf);
+    if (mrc != MPI_SUCCESS && rc == CLI_EXIT_OK)
+        rc = mpi_report(mrc, "MPI_File_close of the output");
+    free(merged);
+    merged = NULL;
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    /* Every rank has written and closed: only now may the result take the destination's name. */
+    if (me == 0) {
+        rc = cli_writer_commit(&out, NULL);
+        out_open = 0;
+    }
+    t[T_WRITE] = (double)(cli_now_ns() - t0) / 1e9;
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        goto fail;
+    t[T_TOTAL] = (double)(cli_now_ns() - t_start) / 1e9;
+    print_summary(job, o, n, n_local, n_recv, t);
+    free(counts);
+    return CLI_EXIT_OK;
+
+fail:
+    if (in != MPI_FILE_NULL)
+        MPI_File_close(&in);
+    if (outf != MPI_FILE_NULL)
+        MPI_File_close(&outf);
+    if (out_open)
+        cli_writer_abort(&out);
+    cli_chunk_free(&chunk);
+    free(sorted);
+    free(recv);
+    free(merged);
+    free(counts);
+    clsort_destroy(ctx);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    /* Before MPI and OpenCL start threads, which must inherit the blocked signals: the watcher
+     * removes rank 0's temporary output when mpirun passes on an interrupt. */
+    const int signals_ok = cli_signals_init() == 0;
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fputs("clsort-mpi: MPI_Init failed (run it with mpirun)\n", stderr);
+        return CLI_EXIT_IO;
+    }
+    mpi_job job;
+    memset(&job, 0, sizeof job);
+    job.comm = MPI_COMM_WORLD;
+    MPI_Comm_set_errhandler(job.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(job.comm, &job.rank);
+    MPI_Comm_size(job.comm, &job.size);
+    mpi_msg_set_rank(job.rank, job.size);
+    mpi_msg_hold_errors();
+
+    /* The rank's index among the ranks of its host picks its device. */
+    MPI_Comm host;
+    int local_rank = 0;
+    if (MPI_Comm_split_type(job.comm, MPI_COMM_TYPE_SHARED, job.rank, MPI_INFO_NULL, &host) ==
+        MPI_SUCCESS) {
+        MPI_Comm_rank(host, &local_rank);
+        MPI_Comm_free(&host);
+    }
+
+    mpi_opts opts;
+    int rc = mpi_parse_args(argc, argv, &opts);
+    if (rc == CLI_EXIT_OK && opts.record_size > ((size_t)1 << 30)) {
+        cli_error("records of %zu bytes: clsort-mpi takes records of up to 1 GiB",
+                  opts.record_size);
+        rc = CLI_EXIT_USAGE;
+    }
+    rc = mpi_agree(&job, rc);
+    if (rc == CLI_EXIT_OK && opts.mode == MPI_MODE_HELP) {
+        if (job.rank == 0)
+            mpi_print_help();
+    } else if (rc == CLI_EXIT_OK && opts.mode == MPI_MODE_VERSION) {
+        if (job.rank == 0)
+            printf("clsort-mpi %s (library %s)\n", CLSORT_VERSION_STRING,
+                   clsort_version_string());
+    } else if (rc == CLI_EXIT_OK) {
+        if (!signals_ok && job.rank == 0)
+            cli_info(1, "warning: cannot watch for signals; an interrupt may leave a temporary "
+                        "file");
+        job.ks = (cli_keyspec){ .type = opts.type,
+                                .key_size = opts.key_size,
+                                .key_offset = opts.key_offset,
+                                .record_size = opts.record_size,
+                                .reverse = opts.reverse };
+        job.piece_bytes = opts.piece_bytes;
+        MPI_Type_contiguous((int)opts.record_size, MPI_BYTE, &job.rec_type);
+        MPI_Type_commit(&job.rec_type);
+        rc = sort_file(&job, &opts, local_rank);
+        MPI_Type_free(&job.rec_type);
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,13 @@
+/* clsort_multidev.h - clsort with several devices (-d 0:0,0:1, gpu:all, cpu:all, all). */
+#ifndef CLSORT_MULTIDEV_H
+#define CLSORT_MULTIDEV_H
+
+#include "clsort_args.h"
+
+/** Sorts opts->input as cli_sort_input does, with one context and one thread per device of the
+ *  list in opts->device: runs of the input are sorted on all devices at once, written as runs in
+ *  input order and merged, so the result is the same bytes as with one device. Prints one line for
+ *  any failure. Returns CLI_EXIT_OK, CLI_EXIT_USAGE, CLI_EXIT_IO or CLI_EXIT_DEVICE. */
+int cli_sort_multidev(const cli_opts *opts);
+
+#endif /* CLSORT_MULTIDEV_H */
