@@ -1,9 +1,8 @@
 /* clsort_keys.c - key type names with their byte order, and the OFFSET:TYPE[:r] specs of --key. */
 #include "clsort_keys.h"
 
+#include <ctype.h>
 #include <stdlib.h>
-
-#include "clsort_args.h"
 
 int cli_type_parse(const char *name, clsort_type *type, int *big_endian)
 {
@@ -44,14 +43,16 @@ const char *cli_type_name(clsort_type type, int big_endian)
 int cli_key_parse(const char *arg, cli_key *key)
 {
     const char *c1 = strchr(arg, ':');
-    if (!c1 || c1 == arg || c1 - arg > 30)
+    if (!c1 || c1 == arg)
         return -1;
-    char num[32], tname[8];
-    memcpy(num, arg, (size_t)(c1 - arg));
-    num[c1 - arg] = '\0';
-    uint64_t off;
-    if (cli_parse_size(num, &off) != 0 || off > SIZE_MAX / 2)
-        return -1;
+    char tname[8];
+    /* Decimal bytes; a record offset never needs a size suffix. */
+    uint64_t off = 0;
+    for (const char *p = arg; p < c1; ++p) {
+        if (!isdigit((unsigned char)*p) || off > (SIZE_MAX / 2 - 9) / 10)
+            return -1;
+        off = off * 10 + (uint64_t)(*p - '0');
+    }
     const char *t = c1 + 1;
     const char *c2 = strchr(t, ':');
     const size_t tlen = c2 ? (size_t)(c2 - t) : strlen(t);

@@ -31,7 +31,7 @@ int cli_type_parse(const char *name, clsort_type *type, int *big_endian);
 /** The name cli_type_parse accepts for (type, big_endian), e.g. "i64be". */
 const char *cli_type_name(clsort_type type, int big_endian);
 
-/** Parses a --key argument "OFFSET:TYPE[:r]" (OFFSET in bytes, K/M suffixes as for sizes).
+/** Parses a --key argument "OFFSET:TYPE[:r]" (OFFSET in decimal bytes).
  *  Returns 0 and fills *key (reverse set only by ":r"), or -1. */
 int cli_key_parse(const char *arg, cli_key *key);
 
