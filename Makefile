@@ -280,8 +280,8 @@ FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -I
 fuzz-lib:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 $(FUZZ_BUILD)/libclsort.a
 FUZZ_CLI    = tools/clsort
-$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_CLI)/clsort_messages.c \
-                         $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
+$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_CLI)/clsort_keys.c \
+                         $(FUZZ_CLI)/clsort_messages.c $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/config.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libclsort.a $(LDLIBS)

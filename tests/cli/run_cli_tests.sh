@@ -106,7 +106,15 @@ expect_err 2 "key beyond the record" "key past the end of the record" "$CLSORT" 
 expect_err 2 "key beyond the record" "u64 key in 4-byte records" "$CLSORT" -t u64 -R 4 one.bin
 expect_err 2 "key beyond the record" "offset past the record" "$CLSORT" -R 8 -k 100 one.bin
 expect_err 2 "requires an argument" "missing option argument" "$CLSORT" one.bin -t
-expect_err 2 "extra operand 'two.bin'" "two files is a usage error" "$CLSORT" one.bin two.bin
+expect_err 2 "2 input files need -o FILE" "two files without -o is a usage error" "$CLSORT" one.bin two.bin
+expect_err 2 "invalid key '0:u16'" "--key with a bad type" "$CLSORT" --key 0:u16 one.bin
+expect_err 2 "invalid key '4'" "--key without a type" "$CLSORT" --key 4 one.bin
+expect_err 2 "invalid key '0:u32:x'" "--key with a bad flag" "$CLSORT" --key 0:u32:x one.bin
+expect_err 2 "cannot be combined with -t or -k" "--key with -t" "$CLSORT" -t u32 --key 0:u32 one.bin
+expect_err 2 "key beyond the record: a u32be key" "--key beyond -R" "$CLSORT" -R 8 --key 0:u32 --key 6:u32be one.bin
+expect_err 2 "invalid type 'u32le'" "-t u32le is not a type" "$CLSORT" -t u32le one.bin
+expect_err 2 "--no-check only applies to --merge" "--no-check without -m" "$CLSORT" --no-check -o - one.bin
+expect_err 2 "--check and --merge" "-c with -m" "$CLSORT" -c -m one.bin
 expect_err 2 "cannot be used with --output" "--check with --output is a usage error" "$CLSORT" -c -o x one.bin
 check "usage errors write nothing" no_temp_left . one.bin out err tmp
 expect 0 "sizes take K/M/G suffixes" "$CLSORT" -S 1K -o - one.bin
@@ -151,6 +159,11 @@ check "failed external sort leaves no output" test ! -e big.out
 expect_err 4 "no OpenCL device matches 'no-such-device-xyz'" "unknown device" "$CLSORT" -d no-such-device-xyz -o - one.bin
 expect_err 4 "no OpenCL device matches" "unknown device in CLSORT_DEVICE" env CLSORT_DEVICE=no-such-device-xyz "$CLSORT" -o - one.bin
 expect_err 4 "no OpenCL device matches '9:9'" "device index out of range" "$CLSORT" -d 9:9 -o - one.bin
+# Issue 14 finding 2: with no platform at all (an ICD loader that finds no vendor file), say that
+# none is visible rather than that none matches.
+mkdir noicd
+expect_err 4 "no OpenCL device is visible (no ICD registered? see docs/gpu.md" "no device visible at all" env OCL_ICD_VENDORS="$W/noicd" "$CLSORT" -d cpu -o - one.bin
+expect_err 4 "no OpenCL device is visible" "--list-devices with no device visible" env OCL_ICD_VENDORS="$W/noicd" "$CLSORT" --list-devices
 
 # ---- Devices and cache --------------------------------------------------------------------------
 expect 0 "--list-devices exits 0" "$CLSORT" --list-devices
@@ -290,6 +303,159 @@ expect 0 "--check from standard input" sh -c "'$CLSORT' -t i32 --check < sorted.
 expect 1 "-c with -R/-k" "$CLSORT" -t u32 -R 8 -k 4 -c sorted.bin
 check "-c left the input alone" sh -c "cmp -s sorted.bin sorted.bin && test ! -e .sorted.bin*"
 
+# ---- Several inputs sorted together (as sort FILE...) ---------------------------------------------
+gen m1.bin u32 4 0 7000 300; gen m2.bin u32 4 0 5000 300; gen m3.bin u32 4 0 1 300
+cat m1.bin m2.bin m3.bin | "$REF" sort u32 4 0 >ref.bin
+expect 0 "-o out a b c exits 0" "$CLSORT" -o out.bin m1.bin m2.bin m3.bin
+check "several inputs sort as their concatenation" same out.bin ref.bin
+expect 0 "several inputs in runs (-S 4K)" "$CLSORT" -S 4K -o out.bin m1.bin m2.bin m3.bin
+check "several inputs in runs match the reference" same out.bin ref.bin
+expect 0 "standard input among the inputs" sh -c "cat m2.bin | '$CLSORT' -o out.bin m1.bin - m3.bin"
+check "standard input among the inputs sorts in place of -" same out.bin ref.bin
+cp m1.bin m1.copy
+expect 0 "-o naming one of the inputs" "$CLSORT" -o m1.copy m1.copy m2.bin m3.bin
+check "-o naming one of the inputs gets the whole result" same m1.copy ref.bin
+gen r1.bin i64 20 5 3000 100; gen r2.bin i64 20 5 4000 100
+cat r1.bin r2.bin | "$REF" sort i64 20 5 r >ref.bin
+expect 0 "several record files, -R -k -r" "$CLSORT" -t i64 -R 20 -k 5 -r -o out.bin r1.bin r2.bin
+check "several record files match the stable reference" same out.bin ref.bin
+expect_err 3 "ragged.bin: size 7 is not a multiple of the record size 4" "a ragged second input is refused" "$CLSORT" -o several.out m1.bin ragged.bin
+check "a ragged second input creates no output" test ! -e several.out
+expect_err 3 "missing.bin: cannot open input" "a missing second input" "$CLSORT" -o several.out m1.bin missing.bin
+check "a missing second input creates no output" test ! -e several.out
+expect_err 3 "standard input: size" "a ragged piped input among several" sh -c "printf abcdefg | '$CLSORT' -o several.out m1.bin - m2.bin"
+check "a ragged piped input creates no output" test ! -e several.out
+"$REF" sort u32 4 0 <m1.bin >m1.sorted
+expect 0 "-c on several sorted files exits 0" "$CLSORT" -c m1.sorted m1.sorted
+expect_err 1 "m2.bin: disorder at record" "-c names the unsorted one of several files" "$CLSORT" -c m1.sorted m2.bin
+
+# ---- -u, --unique ---------------------------------------------------------------------------------
+gen dup.bin u32 4 0 20000 500
+"$REF" msort 4 u 0:u32 <dup.bin >ref.bin
+expect 0 "-u exits 0" "$CLSORT" -u -o out.bin dup.bin
+check "-u keeps one record per key" same out.bin ref.bin
+expect 0 "-u in runs (-S 2K)" "$CLSORT" -u -S 2K -o out.bin dup.bin
+check "-u in runs keeps one record per key" same out.bin ref.bin
+expect 0 "-c -u on the -u output" "$CLSORT" -c -u out.bin
+expect_err 1 "equal to the record before it" "-c -u finds equal keys" "$CLSORT" -c -u m1.sorted
+gen dup.bin f64 24 13 20000 40
+for dir in "" r; do
+    "$REF" msort 24 u "13:f64${dir:+:r}" <dup.bin >ref.bin
+    expect 0 "-u with records ${dir:+-r }exits 0" "$CLSORT" -t f64 -R 24 -k 13 -u ${dir:+-r} -o out.bin dup.bin
+    check "-u with records ${dir:+-r }keeps the first record of each key in input order" same out.bin ref.bin
+    expect 0 "-u with records in runs ${dir:+-r}" "$CLSORT" -t f64 -R 24 -k 13 -u ${dir:+-r} -S 3K -o out.bin dup.bin
+    check "-u with records in runs ${dir:+-r }matches" same out.bin ref.bin
+done
+
+# ---- Secondary keys (--key given several times) ---------------------------------------------------
+gen mk.bin u32 12 0 30000 50
+"$REF" msort 12 0:u32 4:f32:r <mk.bin >ref.bin
+expect 0 "--key 0:u32 --key 4:f32:r exits 0" "$CLSORT" -R 12 --key 0:u32 --key 4:f32:r -o out.bin mk.bin
+check "--key 0:u32 --key 4:f32:r matches the reference" same out.bin ref.bin
+expect 0 "two keys in runs (-S 4K)" "$CLSORT" -R 12 --key 0:u32 --key 4:f32:r -S 4K -o out.bin mk.bin
+check "two keys in runs match the reference" same out.bin ref.bin
+"$REF" msort 12 0:u32:r 4:f32:r <mk.bin >ref.bin
+expect 0 "-r makes keys without :r descending" "$CLSORT" -r -R 12 --key 0:u32 --key 4:f32:r -o out.bin mk.bin
+check "-r with --key matches the reference" same out.bin ref.bin
+"$REF" msort 12 0:u32 <mk.bin >ref.bin
+expect 0 "one --key is -t/-k" "$CLSORT" -R 12 --key 0:u32 -o out.bin mk.bin
+check "one --key matches the stable reference" same out.bin ref.bin
+gen mk.bin u32 16 12 20000 8
+"$REF" msort 16 u 12:u32 2:i32be:r 8:u32 <mk.bin >ref.bin
+expect 0 "three keys, big-endian and unaligned, with -u" "$CLSORT" -u -R 16 --key 12:u32 --key 2:i32be:r --key 8:u32 -o out.bin mk.bin
+check "three keys with -u match the reference" same out.bin ref.bin
+"$REF" msort 4 0:u32 0:i32 <m1.bin >ref.bin
+expect 0 "keys of record size with a tie-breaker" "$CLSORT" --key 0:u32 --key 0:i32 -o out.bin m1.bin
+check "keys of record size with a tie-breaker match" same out.bin ref.bin
+gen mk.bin u32 12 0 3000 50
+"$REF" msort 12 0:u32 4:f32:r <mk.bin >sorted.bin
+expect 0 "-c with two keys on sorted data" "$CLSORT" -c -R 12 --key 0:u32 --key 4:f32:r sorted.bin
+expect 1 "-c with the second key in the other direction finds disorder" "$CLSORT" -c -R 12 --key 0:u32 --key 4:f32 sorted.bin
+
+# ---- Big-endian keys ------------------------------------------------------------------------------
+for t in u32 i32 f32 u64 i64 f64; do
+    k=$(ksize $t)
+    gen le.bin $t "$k" 0 20000
+    "$REF" swap $t <le.bin >be.bin
+    for dir in "" r; do
+        "$REF" msort "$k" "0:${t}be${dir:+:r}" <be.bin >ref.bin
+        expect 0 "-t ${t}be ${dir:+-r }exits 0" "$CLSORT" -t ${t}be ${dir:+-r} -o out.bin be.bin
+        check "-t ${t}be ${dir:+-r }matches the reference" same out.bin ref.bin
+    done
+    "$REF" sort $t "$k" 0 <le.bin | "$REF" swap $t >ref.bin
+    "$CLSORT" -t ${t}be -o out.bin be.bin 2>err
+    check "-t ${t}be sorted is -t $t sorted, swapped" same out.bin ref.bin
+    expect 0 "-c -t ${t}be on its output" "$CLSORT" -c -t ${t}be out.bin
+done
+gen be.bin i64 16 3 20000 60
+"$REF" msort 16 3:i64be <be.bin >ref.bin
+expect 0 "-t i64be -R 16 -k 3 in runs" "$CLSORT" -t i64be -R 16 -k 3 -S 4K -o out.bin be.bin
+check "-t i64be records in runs match the stable reference" same out.bin ref.bin
+
+# ---- -m, --merge ----------------------------------------------------------------------------------
+gen m1.bin i32 12 4 5000 200; gen m2.bin i32 12 4 3000 200; gen m3.bin i32 12 4 4000 200
+for f in m1 m2 m3; do "$REF" sort i32 12 4 <$f.bin >$f.s; done
+cat m1.bin m2.bin m3.bin | "$REF" sort i32 12 4 >ref.bin
+expect 0 "-m of sorted files exits 0" "$CLSORT" -m -t i32 -R 12 -k 4 -o out.bin m1.s m2.s m3.s
+check "-m gives the stable sort of the concatenation" same out.bin ref.bin
+expect 0 "--merge needs no OpenCL device" env OCL_ICD_VENDORS="$W/noicd" "$CLSORT" --merge -t i32 -R 12 -k 4 -o out.bin m1.s m2.s m3.s
+check "--merge without a device gives the same" same out.bin ref.bin
+expect 0 "-m with standard input" sh -c "cat m2.s | '$CLSORT' -m -t i32 -R 12 -k 4 -o out.bin m1.s - m3.s"
+check "-m with standard input gives the same" same out.bin ref.bin
+cat m1.bin m2.bin m3.bin | "$REF" msort 12 u 4:i32 >ref.bin
+expect 0 "-m -u" "$CLSORT" -m -u -t i32 -R 12 -k 4 -o out.bin m1.s m2.s m3.s
+check "-m -u keeps the first record of each key" same out.bin ref.bin
+for f in m1 m2 m3; do "$REF" msort 12 4:i32:r 0:u32 <$f.bin >$f.s2; done
+cat m1.bin m2.bin m3.bin | "$REF" msort 12 4:i32:r 0:u32 >ref.bin
+expect 0 "-m with two keys, descending first" "$CLSORT" -m -R 12 --key 4:i32:r --key 0:u32 -o out.bin m1.s2 m2.s2 m3.s2
+check "-m with two keys matches" same out.bin ref.bin
+expect_err 3 "m2.bin: disorder at record [0-9]* (byte offset [0-9]*): --merge needs sorted inputs" "-m refuses an unsorted input, naming file and record" "$CLSORT" -m -t i32 -R 12 -k 4 -o merged.out m1.s m2.bin m3.s
+check "-m with an unsorted input writes no output" test ! -e merged.out
+expect 0 "-m --no-check merges without checking" "$CLSORT" -m --no-check -t i32 -R 12 -k 4 -o merged.out m1.s m2.bin m3.s
+check "-m --no-check output holds every record" sh -c "'$REF' canon 12 <merged.out >c1; cat m1.s m2.bin m3.s | '$REF' canon 12 >c2; cmp -s c1 c2"
+cp m1.s inplace.s
+expect 0 "-m in place of one sorted file" "$CLSORT" -m -t i32 -R 12 -k 4 inplace.s
+check "-m in place leaves a sorted file as it was" same inplace.s m1.s
+expect_err 3 "ragged.bin: size 7" "-m refuses a ragged input" "$CLSORT" -m -o merged2.out m1.sorted ragged.bin
+check "-m with a ragged input writes no output" test ! -e merged2.out
+check "-m leaves no temporary file" sh -c "! ls -A | grep -q 'clsort-'"
+
+# ---- Issue 14 finding 1: data appended during an in-place sort is not lost --------------------------
+# The FIFO named by CLSORT_TEST_PAUSE_BEFORE_REPLACE holds clsort just before the replace: opening
+# it for writing returns once clsort waits there (input read and sorted), so the append lands at
+# exactly that moment, deterministically.
+gen grow.bin u32 4 0 50000
+rm -f pause.fifo; mkfifo pause.fifo
+grow_test() { # grow_test DESC CHANGE CLSORT-ARGS...
+    desc=$1; change=$2; shift 2
+    cp grow.bin g.bin
+    env CLSORT_TEST_PAUSE_BEFORE_REPLACE="$W/pause.fifo" "$CLSORT" "$@" >out 2>err &
+    pid=$!
+    exec 3>pause.fifo
+    sh -c "$change"
+    exec 3>&-
+    wait $pid
+    got=$?
+    cp g.bin g.after
+    lines=$(wc -l <err | tr -d ' ')
+    if [ "$got" -ne 3 ]; then fail "$desc (exit $got, expected 3)"
+    elif [ "$lines" -ne 1 ] || ! grep -q "g.bin: the input .* while it was sorted" err; then fail "$desc (message)"
+    else pass "$desc"; fi
+}
+grow_test "in-place sort with data appended before the replace exits 3" "head -c 4000 /dev/urandom >>g.bin" g.bin
+check "the appended data is kept (input untouched, 4000 bytes longer)" sh -c "test \$(wc -c <g.after) -eq \$((200000 + 4000)) && head -c 200000 g.after | cmp -s - grow.bin"
+check "the discarded result leaves no temporary file" sh -c "! ls -A | grep -q '^\\.g\\.bin\\.clsort-'"
+grow_test "the input rewritten in place (same size) is detected" "sleep 0.01; touch g.bin" g.bin
+grow_test "the input replaced by another file is detected" "cp grow.bin g.new && mv g.new g.bin" g.bin
+grow_test "-o naming a growing input is detected too" "head -c 4000 /dev/urandom >>g.bin" -o g.bin g.bin m1.sorted
+grow_test "-m in place with data appended exits 3" "head -c 4000 /dev/urandom >>g.bin" -m --no-check g.bin
+cp grow.bin g.bin
+env CLSORT_TEST_PAUSE_BEFORE_REPLACE="$W/pause.fifo" "$CLSORT" g.bin 2>err &
+pid=$!
+exec 3>pause.fifo; exec 3>&-
+wait $pid
+check "an unchanged input is still replaced (exit $?)" sh -c "'$REF' sort u32 4 0 <grow.bin | cmp -s - g.bin"
+
 # ---- Verbose, quiet, progress -------------------------------------------------------------------
 gen in.bin u32 4 0 10000
 expect 0 "-v exits 0" "$CLSORT" -v -o out.bin in.bin
@@ -342,6 +508,35 @@ gen bigrec.bin u32 12 4 200000
 "$REF" sort u32 12 4 <bigrec.bin >bigrecref.bin
 interrupt_test "external sort" TERM bigrec.bin bigrecref.bin runs -R 12 -k 4 -s -S 64K -T "$W/runs"
 interrupt_test "external sort" INT bigrec.bin bigrecref.bin runs -R 12 -k 4 -s -S 64K -T "$W/runs"
+
+# -o with several inputs, -m and -u: interrupted -> the output is absent or complete, no temporary
+# file is left.
+interrupt_out_test() { # interrupt_out_test NAME REF CLSORT-ARGS... (output: intr/out.bin)
+    name=$1; ref=$2; shift 2
+    rm -f intr/out.bin
+    t0=$(now_ms); "$CLSORT" -o intr/out.bin "$@" 2>err; t1=$(now_ms)
+    check "$name: uninterrupted run ($((t1 - t0)) ms)" same intr/out.bin "$ref"
+    for delay in $(delays $((t1 - t0))); do
+        rm -f intr/out.bin
+        "$REF" exec "$CLSORT" -o intr/out.bin "$@" 2>err &
+        pid=$!
+        sleep "$delay"
+        kill -s TERM $pid 2>/dev/null
+        wait $pid
+        rc=$?
+        check "$name: SIGTERM after ${delay}s (exit $rc): no output or the whole result" \
+            sh -c "test ! -e intr/out.bin || cmp -s intr/out.bin '$ref'"
+        check "$name: SIGTERM after ${delay}s: no temporary file or run left" \
+            sh -c "test -z \"\$(ls -A intr | grep -v '^out.bin\$')\" && test -z \"\$(ls -A runs)\""
+    done
+}
+rm -f intr/data.bin
+gen big2.bin u32 4 0 500000
+cat big.bin big2.bin | "$REF" sort u32 4 0 >bigref2.bin
+interrupt_out_test "several inputs in runs" bigref2.bin -S 256K -T "$W/runs" big.bin big2.bin
+"$REF" sort u32 4 0 <big2.bin >big2.sorted
+cat big.bin big2.bin | "$REF" msort 4 u 0:u32 >bigrefu.bin
+interrupt_out_test "-m -u" bigrefu.bin -m -u bigref.bin big2.sorted
 
 echo "1..$n"
 if [ "$fails" -ne 0 ]; then

@@ -127,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     cli_display_level = 0;
     cli_keyspec ks;
+    memset(&ks, 0, sizeof ks); /* little-endian, one key, all records kept */
     ks.type = (clsort_type)(data[0] % 6);
     ks.reverse = (data[0] >> 3) & 1;
     const int stable = (data[0] >> 4) & 1;

@@ -14,10 +14,12 @@ enum {
     OPT_LIST_DEVICES = 256,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
-    OPT_CLEAR_CACHE
+    OPT_CLEAR_CACHE,
+    OPT_KEY,
+    OPT_NO_CHECK
 };
 
-static const char short_opts[] = ":o:t:rR:k:sa:d:S:T:cvqhV";
+static const char short_opts[] = ":o:t:rR:k:sa:d:S:T:cmuvqhV";
 
 static const struct option long_opts[] = {
     { "output", required_argument, NULL, 'o' },
@@ -31,6 +33,10 @@ static const struct option long_opts[] = {
     { "buffer-size", required_argument, NULL, 'S' },
     { "temporary-directory", required_argument, NULL, 'T' },
     { "check", no_argument, NULL, 'c' },
+    { "merge", no_argument, NULL, 'm' },
+    { "unique", no_argument, NULL, 'u' },
+    { "key", required_argument, NULL, OPT_KEY },
+    { "no-check", no_argument, NULL, OPT_NO_CHECK },
     { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
     { "clear-cache", no_argument, NULL, OPT_CLEAR_CACHE },
     { "progress", no_argument, NULL, OPT_PROGRESS },
@@ -45,18 +51,26 @@ static const struct option long_opts[] = {
 void cli_print_help(void)
 {
     fputs(
-        "Usage: clsort [OPTION]... [FILE]\n"
+        "Usage: clsort [OPTION]... [FILE]...\n"
         "Sort FILE, a binary file of fixed-size records, by a numeric key, on an OpenCL device.\n"
         "FILE is replaced atomically by the result unless -o is given; with no FILE, or when FILE\n"
-        "is -, read standard input and write standard output.\n"
+        "is -, read standard input and write standard output. Several FILEs are sorted together\n"
+        "into the -o file (required then).\n"
         "\n"
         "  -o, --output=FILE          write the result to FILE (- for standard output)\n"
         "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
+        "                             or u32be, i32be, f32be, u64be, i64be, f64be (big-endian)\n"
         "  -r, --reverse              descending order\n"
         "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size)\n"
         "  -k, --key-offset=BYTES     where the key starts inside each record (default 0; may be\n"
         "                             unaligned)\n"
+        "      --key=OFFSET:TYPE[:r]  a key at byte OFFSET of each record, :r for descending; give it\n"
+        "                             again for keys that break ties (instead of -t and -k; -r\n"
+        "                             makes every key without :r descending)\n"
         "  -s, --stable               records with equal keys keep their input order\n"
+        "  -u, --unique               keep only the first record (in input order) of equal keys\n"
+        "  -m, --merge                merge FILEs that are already sorted, without sorting them\n"
+        "      --no-check             with -m: do not verify that each FILE is sorted\n"
         "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition\n"
         "  -d, --device=SPEC          cpu, gpu, P:D, or part of the device's name; a comma-\n"
         "                             separated list, gpu:all, cpu:all or all sort on several\n"
@@ -65,7 +79,8 @@ void cli_print_help(void)
         "  -S, --buffer-size=SIZE     memory for one run (K/M/G suffixes); bigger inputs are sorted\n"
         "                             in runs and merged\n"
         "  -T, --temporary-directory=DIR  where runs go (default: $TMPDIR, else /tmp)\n"
-        "  -c, --check                exit 0 if FILE is sorted, 1 if not; write nothing\n"
+        "  -c, --check                exit 0 if each FILE is sorted, 1 if not; write nothing\n"
+        "                             (with -u: sorted and without equal keys)\n"
         "      --list-devices         list OpenCL devices and say which one is the default\n"
         "      --clear-cache          empty the compiled-program cache\n"
         "      --progress, --no-progress  show progress (default: only when stderr is a terminal)\n"
@@ -76,7 +91,8 @@ void cli_print_help(void)
         "\n"
         "Integers sort numerically, floats by IEEE 754 totalOrder; -r is the exact reverse.\n"
         "Exit status: 0 success (or sorted, with -c), 1 disorder found by -c, 2 usage error,\n"
-        "3 input/output or data error, 4 OpenCL or device error.\n",
+        "3 input/output or data error (also: a -m input not sorted, an input changed while it\n"
+        "was sorted in place), 4 OpenCL or device error.\n",
         stdout);
 }
 
@@ -130,6 +146,9 @@ static int parse_size_opt(const char *name, const char *arg, size_t *out)
     return 0;
 }
 
+/* Standard input as the one input when no FILE is given. */
+static const char *stdin_only[1] = { NULL };
+
 int cli_parse_args(int argc, char **argv, cli_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -138,6 +157,7 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
     opts->algorithm = CLSORT_AUTO;
     opts->progress = -1;
     int check = 0, record_size_given = 0, list = 0, clear = 0, help = 0, version = 0;
+    int type_given = 0, offset_given = 0;
     const char *type_arg = "u32";
 
     opterr = 0; /* We print our own one-line messages. */
@@ -152,12 +172,14 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         switch (c) {
         case 'o': opts->output = optarg; break;
         case 't':
-            if (clsort_type_parse(optarg, &opts->type) != 0) {
-                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64)",
+            if (cli_type_parse(optarg, &opts->type, &opts->big_endian) != 0) {
+                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64, "
+                          "or one of them with 'be' for big-endian)",
                           optarg);
                 return CLI_EXIT_USAGE;
             }
             type_arg = optarg;
+            type_given = 1;
             break;
         case 'r': opts->reverse = 1; break;
         case 'R':
@@ -172,8 +194,25 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         case 'k':
             if (parse_size_opt("--key-offset", optarg, &opts->key_offset) != 0)
                 return CLI_EXIT_USAGE;
+            offset_given = 1;
+            break;
+        case OPT_KEY:
+            if (opts->nkeys == CLI_MAX_KEYS) {
+                cli_error("too many --key options (at most %d)", CLI_MAX_KEYS);
+                return CLI_EXIT_USAGE;
+            }
+            if (cli_key_parse(optarg, &opts->keys[opts->nkeys]) != 0) {
+                cli_error("invalid key '%s' for --key (expected OFFSET:TYPE or OFFSET:TYPE:r, "
+                          "e.g. 0:u32 or 8:f64be:r)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            opts->nkeys += 1;
             break;
         case 's': opts->stable = 1; break;
+        case 'u': opts->unique = 1; break;
+        case 'm': opts->merge = 1; break;
+        case OPT_NO_CHECK: opts->no_check = 1; break;
         case 'a':
             if (clsort_algorithm_parse(optarg, &opts->algorithm) != 0) {
                 cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
@@ -216,14 +255,18 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         }
     }
 
-    if (optind < argc)
-        opts->input = argv[optind++];
+    /* The operands, in order; "-" is standard input. */
     if (optind < argc) {
-        cli_error("extra operand '%s': clsort sorts one file (see clsort --help)", argv[optind]);
-        return CLI_EXIT_USAGE;
+        opts->inputs = (const char **)(argv + optind);
+        opts->ninputs = (size_t)(argc - optind);
+        for (size_t i = 0; i < opts->ninputs; ++i)
+            if (opts->inputs[i] && strcmp(opts->inputs[i], "-") == 0)
+                opts->inputs[i] = NULL;
+    } else {
+        opts->inputs = stdin_only;
+        opts->ninputs = 1;
     }
-    if (opts->input && strcmp(opts->input, "-") == 0)
-        opts->input = NULL;
+    opts->input = opts->inputs[0];
 
     if (help) {
         opts->mode = CLI_MODE_HELP;
@@ -242,18 +285,53 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         return CLI_EXIT_OK;
     }
 
-    opts->key_size = clsort_type_size(opts->type);
-    if (opts->key_size == 0) { /* Only if the library disagrees with its own parser. */
+    /* The keys: one -t/-k pair (as always), or the --key list. */
+    if (opts->nkeys > 0 && (type_given || offset_given)) {
+        cli_error("--key cannot be combined with -t or -k: give the key as --key OFFSET:TYPE");
+        return CLI_EXIT_USAGE;
+    }
+    if (opts->nkeys == 0) {
+        opts->keys[0] = (cli_key){ opts->type, clsort_type_size(opts->type), opts->key_offset,
+                                   opts->reverse, opts->big_endian };
+        opts->nkeys = 1;
+    } else {
+        /* As in GNU sort: -r applies to every key that says nothing about its direction. */
+        for (size_t i = 0; i < opts->nkeys; ++i)
+            opts->keys[i].reverse |= opts->reverse;
+    }
+    if (opts->keys[0].size == 0) { /* Only if the library disagrees with its own parser. */
         cli_error("invalid type '%s' for --type", type_arg);
         return CLI_EXIT_USAGE;
     }
-    if (!record_size_given)
-        opts->record_size = opts->key_size;
-    if (opts->key_offset > opts->record_size ||
-        opts->record_size - opts->key_offset < opts->key_size) {
-        cli_error("key beyond the record: a %s key (%zu bytes) at offset %zu does not fit in "
-                  "%zu-byte records",
-                  type_arg, opts->key_size, opts->key_offset, opts->record_size);
+    opts->type = opts->keys[0].type;
+    opts->key_size = opts->keys[0].size;
+    opts->key_offset = opts->keys[0].offset;
+    opts->reverse = opts->keys[0].reverse;
+    opts->big_endian = opts->keys[0].big_endian;
+    if (!record_size_given) {
+        /* The smallest record that holds every key: the key's size for one key at offset 0. */
+        opts->record_size = 0;
+        for (size_t i = 0; i < opts->nkeys; ++i) {
+            const size_t end = opts->keys[i].offset + opts->keys[i].size;
+            if (end > opts->record_size)
+                opts->record_size = end;
+        }
+    }
+    for (size_t i = 0; i < opts->nkeys; ++i) {
+        const cli_key *const k = &opts->keys[i];
+        if (k->offset > opts->record_size || opts->record_size - k->offset < k->size) {
+            cli_error("key beyond the record: a %s key (%zu bytes) at offset %zu does not fit in "
+                      "%zu-byte records",
+                      cli_type_name(k->type, k->big_endian), k->size, k->offset,
+                      opts->record_size);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    /* -u keeps the first of equal records in input order: the order of -s. */
+    if (opts->unique)
+        opts->stable = 1;
+    if (opts->no_check && !opts->merge) {
+        cli_error("--no-check only applies to --merge");
         return CLI_EXIT_USAGE;
     }
     if (check) {
@@ -261,7 +339,16 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
             cli_error("--check writes nothing: it cannot be used with --output");
             return CLI_EXIT_USAGE;
         }
+        if (opts->merge) {
+            cli_error("--check and --merge cannot be used together");
+            return CLI_EXIT_USAGE;
+        }
         opts->mode = CLI_MODE_CHECK;
+    } else if (opts->ninputs > 1 && !opts->output) {
+        cli_error("%zu input files need -o FILE for the result (only one file is sorted in "
+                  "place)",
+                  opts->ninputs);
+        return CLI_EXIT_USAGE;
     }
     if (!opts->tmpdir) {
         const char *t = getenv("TMPDIR");

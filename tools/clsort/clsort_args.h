@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "clsort.h"
+#include "clsort_keys.h"
 
 typedef enum cli_mode {
     CLI_MODE_SORT,
@@ -18,14 +19,22 @@ typedef enum cli_mode {
 
 typedef struct cli_opts {
     cli_mode mode;
-    const char *input;     /* NULL means standard input (also given as "-") */
+    const char *input;     /* the first input; NULL means standard input (also given as "-") */
+    const char **inputs;   /* all ninputs inputs, in order (NULL entries: standard input) */
+    size_t ninputs;        /* at least 1 (standard input when no FILE is given) */
     const char *output;    /* NULL: replace the input (stdout for stdin); "-": stdout */
-    clsort_type type;
+    clsort_type type;      /* the first key: type, size, offset, direction, byte order */
     size_t key_size;       /* bytes of one key of `type` */
-    size_t record_size;    /* bytes of one record; key_size unless -R */
+    size_t record_size;    /* bytes of one record; key_size unless -R (--key: the keys' end) */
     size_t key_offset;     /* where the key starts inside a record */
     int reverse;
-    int stable;
+    int big_endian;        /* the first key is stored in network order (TYPEbe) */
+    size_t nkeys;          /* keys[0..nkeys): the first key as above, then the tie-breakers */
+    cli_key keys[CLI_MAX_KEYS];
+    int stable;            /* set by -s and by -u */
+    int unique;            /* -u: keep the first record of each run of equal keys */
+    int merge;             /* -m: the inputs are sorted already; merge them */
+    int no_check;          /* --no-check: -m does not verify that its inputs are sorted */
     clsort_algorithm algorithm;
     const char *device;    /* NULL: the library's default (honours CLSORT_DEVICE) */
     uint64_t buffer_size;  /* bytes of input per run; 0: chosen from host and device memory */

@@ -38,8 +38,8 @@ int cli_list_devices(void)
         return CLI_EXIT_DEVICE;
     }
     if (n == 0) {
-        cli_error("no OpenCL device found (is an OpenCL driver such as pocl-opencl-icd "
-                  "installed?)");
+        cli_error("no OpenCL device is visible (no ICD registered? see docs/gpu.md; is an "
+                  "OpenCL driver such as pocl-opencl-icd installed?)");
         return CLI_EXIT_DEVICE;
     }
     cli_info(2, "%d device%s; * marks the default (override with -d or CLSORT_DEVICE)", n,

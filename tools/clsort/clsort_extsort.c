@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clsort_fileio.h"
+#include "clsort_guard.h"
 #include "clsort_merge.h"
 #include "clsort_multidev.h"
 #include "clsort_devlist.h"
@@ -51,7 +52,7 @@ static int cli_ext_report_ragged(const char *name, uint64_t size, size_t R)
 static size_t choose_run_records(const cli_opts *o, const clsort_device_info *di, int *capped)
 {
     const size_t R = o->record_size, K = o->key_size;
-    const int pairs = R != K;
+    const int pairs = R != K || o->nkeys > 1;
     const uint64_t V = pairs ? 8 : 0;
     const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
     const uint64_t host_per = R + (pairs ? K + V : 0);
@@ -104,9 +105,11 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
     if (di)
         cli_info(2, "device %u:%u %s (%s, %s), config: %s", di->platform_index, di->device_index,
                  di->name, di->type, di->platform, di->config_source);
-    cli_info(2, "%llu records of %zu bytes, %s key at offset %zu, %s%s",
-             (unsigned long long)records, o->record_size, clsort_type_name(o->type),
-             o->key_offset, o->reverse ? "descending" : "ascending", o->stable ? ", stable" : "");
+    cli_info(2, "%llu records of %zu bytes, %s key at offset %zu, %s%s%s%s",
+             (unsigned long long)records, o->record_size, cli_type_name(o->type, o->big_endian),
+             o->key_offset, o->reverse ? "descending" : "ascending", o->stable ? ", stable" : "",
+             o->nkeys > 1 ? ", ties by further keys on the host" : "",
+             o->unique ? ", unique" : "");
     if (x->sort.sorts)
         cli_info(2, "algorithm %s%s", clsort_algorithm_name(x->sort.algorithm),
                  x->sort.host_fallback ? " (host fallback for small inputs)" : "");
@@ -210,7 +213,12 @@ static int create_context(const cli_opts *o, clsort_ctx **ctx)
     if (rc == CLSORT_OK)
         return CLI_EXIT_OK;
     const char *spec = o->device ? o->device : getenv("CLSORT_DEVICE");
-    if (rc == CLSORT_ERR_NO_DEVICE)
+    /* None at all (no ICD registered, a driver that shows nothing) is another problem than a
+     * spec that matches none of the devices there are: say which one it is. */
+    if (rc == CLSORT_ERR_NO_DEVICE && clsort_list_devices(NULL, NULL) == 0)
+        cli_error("no OpenCL device is visible (no ICD registered? see docs/gpu.md; "
+                  "clsort --list-devices lists what is there)");
+    else if (rc == CLSORT_ERR_NO_DEVICE)
         cli_error("no OpenCL device matches '%s' (see clsort --list-devices)",
                   spec && *spec ? spec : "default");
     else
@@ -228,7 +236,7 @@ int cli_sort_input(const cli_opts *o)
     ext_state x;
     memset(&x, 0, sizeof x);
     x.o = o;
-    x.ks = (cli_keyspec){ o->type, o->key_size, o->key_offset, o->record_size, o->reverse };
+    cli_keyspec_from_opts(&x.ks, o);
     cli_runs_init(&x.runs, o->tmpdir, &x.ks, OUT_BUF_BYTES);
     const size_t R = o->record_size;
     cli_input in;
@@ -243,10 +251,17 @@ int cli_sort_input(const cli_opts *o)
     clsort_ctx *ctx = NULL;
     clsort_device_info di, *dip = NULL;
     uint64_t out_write_ns = 0, records = 0;
+    cli_guard guard;
 
-    int rc = cli_input_open(&in, o->input);
+    /* Every named file holds whole records, and what each one is, before anything is read. */
+    int rc = cli_guard_prepare(&guard, o->inputs, o->ninputs, R);
     if (rc != CLI_EXIT_OK)
         return rc;
+    rc = cli_input_open_list(&in, o->inputs, o->ninputs, R);
+    if (rc != CLI_EXIT_OK) {
+        cli_guard_free(&guard);
+        return rc;
+    }
     /* Refuse a ragged file before anything is created or written. */
     if (in.is_regular && in.size % R != 0) {
         rc = cli_ext_report_ragged(in.name, in.size, R);
@@ -257,6 +272,7 @@ int cli_sort_input(const cli_opts *o)
     if (rc != CLI_EXIT_OK)
         goto fail;
     out_open = 1;
+    cli_guard_attach(&guard, &out);
     rc = create_context(o, &ctx);
     if (rc != CLI_EXIT_OK)
         goto fail;
@@ -365,6 +381,7 @@ int cli_sort_input(const cli_opts *o)
     cli_runs_close(&x.runs);
     clsort_destroy(ctx);
     cli_input_close(&in);
+    cli_guard_free(&guard);
     return CLI_EXIT_OK;
 
 fail:
@@ -378,20 +395,28 @@ fail:
     cli_runs_close(&x.runs);
     clsort_destroy(ctx);
     cli_input_close(&in);
+    cli_guard_free(&guard);
     return rc;
 }
 
+/* -c on each input in turn; the exit status is the worst (an I/O error over disorder). */
 int cli_check_sorted(const cli_opts *o)
 {
-    const cli_keyspec ks = { o->type, o->key_size, o->key_offset, o->record_size, o->reverse };
-    cli_input in;
-    int rc = cli_input_open(&in, o->input);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (in.is_regular && in.size % o->record_size != 0)
-        rc = cli_ext_report_ragged(in.name, in.size, o->record_size);
-    else
-        rc = cli_check_input(&in, &ks);
-    cli_input_close(&in);
-    return rc;
+    cli_keyspec ks;
+    cli_keyspec_from_opts(&ks, o);
+    int worst = CLI_EXIT_OK;
+    for (size_t i = 0; i < o->ninputs; ++i) {
+        cli_input in;
+        int rc = cli_input_open(&in, o->inputs[i]);
+        if (rc == CLI_EXIT_OK) {
+            if (in.is_regular && in.size % o->record_size != 0)
+                rc = cli_ext_report_ragged(in.name, in.size, o->record_size);
+            else
+                rc = cli_check_input(&in, &ks);
+            cli_input_close(&in);
+        }
+        if (rc == CLI_EXIT_IO || (rc == CLI_EXIT_DISORDER && worst == CLI_EXIT_OK))
+            worst = rc;
+    }
+    return worst;
 }

@@ -22,12 +22,13 @@
 
 /* ---- Input ---------------------------------------------------------------------------------- */
 
-int cli_input_open(cli_input *in, const char *path)
+/* Opens one file (NULL: standard input) as the current one of `in`. */
+static int open_one(cli_input *in, const char *path)
 {
-    memset(in, 0, sizeof *in);
-    in->peeked = -1;
     in->path = path;
     in->name = path ? path : "standard input";
+    in->is_regular = 0;
+    in->size = 0;
     if (path) {
         in->fd = open(path, O_RDONLY);
         if (in->fd < 0) {
@@ -58,6 +59,58 @@ int cli_input_open(cli_input *in, const char *path)
     return CLI_EXIT_OK;
 }
 
+int cli_input_open(cli_input *in, const char *path)
+{
+    memset(in, 0, sizeof *in);
+    in->peeked = -1;
+    return open_one(in, path);
+}
+
+int cli_input_open_list(cli_input *in, const char *const *paths, size_t n, size_t record_size)
+{
+    int rc = cli_input_open(in, n ? paths[0] : NULL);
+    if (rc != CLI_EXIT_OK || n < 2)
+        return rc;
+    in->more = paths + 1;
+    in->nmore = n - 1;
+    in->record_size = record_size;
+    /* The total, for the caller's sizing and progress; the files are opened as they come. */
+    for (size_t i = 1; i < n && in->is_regular; ++i) {
+        struct stat st;
+        if (paths[i] && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            in->size += (uint64_t)st.st_size;
+        else
+            in->is_regular = 0;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* At the end of one file of a list: checks that it held whole records and opens the next one.
+ * Returns 1 when there is a next file, 0 at the end of the last one, -1 on an error (printed). */
+static int next_file(cli_input *in)
+{
+    if (in->nmore == 0)
+        return 0;
+    const uint64_t bytes = in->consumed - in->file_start;
+    if (in->record_size && bytes % in->record_size != 0) {
+        cli_error("%s: size %llu is not a multiple of the record size %zu", in->name,
+                  (unsigned long long)bytes, in->record_size);
+        return -1;
+    }
+    const uint64_t total = in->size;
+    const int all_regular = in->is_regular;
+    cli_input_close(in);
+    const char *const path = in->more[0];
+    in->more += 1;
+    in->nmore -= 1;
+    in->file_start = in->consumed;
+    if (open_one(in, path) != CLI_EXIT_OK)
+        return -1;
+    in->size = total; /* open_one described this file; keep the list's total */
+    in->is_regular = all_regular && in->is_regular;
+    return 1;
+}
+
 int64_t cli_input_read(cli_input *in, void *buf, size_t len)
 {
     unsigned char *p = buf;
@@ -78,6 +131,13 @@ int64_t cli_input_read(cli_input *in, void *buf, size_t len)
             return -1;
         }
         if (r == 0) {
+            in->consumed += got; /* next_file checks the file's size */
+            const int more = next_file(in);
+            in->consumed -= got;
+            if (more < 0)
+                return -1;
+            if (more)
+                continue;
             in->at_eof = 1;
             break;
         }
@@ -103,6 +163,11 @@ int cli_input_eof(cli_input *in)
             return -1;
         }
         if (r == 0) {
+            const int more = next_file(in);
+            if (more < 0)
+                return -1;
+            if (more)
+                continue;
             in->at_eof = 1;
             return 1;
         }
@@ -386,6 +451,8 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
     }
     w->fd = -1;
     if (w->tmp_path) {
+        if (w->before_replace && w->before_replace(w->before_replace_user, w->final_path) != 0)
+            goto fail;
         if (cli_tmp_rename(w->tmp_path, w->final_path) != 0) {
             cli_error("%s: cannot rename the temporary output into place: %s", w->name,
                       strerror(errno));

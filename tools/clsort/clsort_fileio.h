@@ -17,11 +17,22 @@ typedef struct cli_input {
     uint64_t consumed;    /* bytes handed out so far */
     int peeked;           /* a byte read ahead to detect the end of a pipe: -1 none */
     int at_eof;
+    /* Several inputs read as one (cli_input_open_list): the ones still to come. */
+    const char *const *more; /* NULL entries: standard input */
+    size_t nmore;
+    size_t record_size;   /* each file must hold whole records; 0: not checked */
+    uint64_t file_start;  /* `consumed` when the current file was opened */
 } cli_input;
 
 /** Opens `path` (NULL: standard input) for reading. Returns CLI_EXIT_OK or CLI_EXIT_IO after
  *  printing what went wrong (missing, unreadable, a directory). */
 int cli_input_open(cli_input *in, const char *path);
+
+/** Opens `n` inputs (NULL entries: standard input) to be read one after the other as one stream;
+ *  each one must hold whole records of `record_size` bytes (checked as it ends). is_regular and
+ *  size describe all of them (is_regular only if every one is a regular file). Returns CLI_EXIT_OK
+ *  or CLI_EXIT_IO after printing. */
+int cli_input_open_list(cli_input *in, const char *const *paths, size_t n, size_t record_size);
 
 /** Reads up to `len` bytes; fewer only at the end of the input. Returns the count, or -1 after
  *  printing the error. */
@@ -49,6 +60,10 @@ typedef struct cli_writer {
     size_t cap, len;
     uint64_t written;
     uint64_t write_ns; /* time spent in write() and fsync() */
+    /* Called by commit after the result is complete on disk, just before it is renamed over
+     * final_path; a non-zero return (after printing why) abandons the result instead. */
+    int (*before_replace)(void *user, const char *final_path);
+    void *before_replace_user;
 } cli_writer;
 
 /** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the

@@ -1,11 +1,13 @@
 /* clsort_main.c - entry point of the clsort command-line tool: parse, then dispatch. The work is in
- * clsort_extsort.c (sorting), clsort_records.c (checking) and clsort_devices.c (information). */
+ * clsort_extsort.c (sorting), clsort_mergefiles.c (-m), clsort_records.c (checking) and
+ * clsort_devices.c (information). */
 #include <stdio.h>
 
 #include "clsort.h"
 #include "clsort_args.h"
 #include "clsort_devices.h"
 #include "clsort_extsort.h"
+#include "clsort_mergefiles.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_signals.h"
@@ -38,7 +40,7 @@ int main(int argc, char **argv)
     case CLI_MODE_SORT:
         break;
     }
-    rc = cli_sort_input(&opts);
+    rc = opts.merge ? cli_merge_inputs(&opts) : cli_sort_input(&opts);
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
         cli_error("standard output: write error");
         rc = CLI_EXIT_IO;

@@ -54,27 +54,41 @@ static int reader_fill(run_reader *r, const char *dir)
 }
 
 /* The heap holds each run's current key next to the run's number, so that sifting touches one
- * array. Ties go to the earlier run: runs are in input order, so this keeps the merge stable. */
+ * array. Ties go to the earlier run: runs are in input order, so this keeps the merge stable.
+ * With tie-breaking keys (--key given more than once), equal first keys compare the records. */
 typedef struct heap_item {
     uint64_t key;
     size_t run;
 } heap_item;
 
-static int item_before(const heap_item *a, const heap_item *b)
+typedef struct heap_view {
+    const cli_keyspec *ks;
+    const run_reader *rd;
+} heap_view;
+
+static int item_before(const heap_item *a, const heap_item *b, const heap_view *v)
 {
-    return a->key < b->key || (a->key == b->key && a->run < b->run);
+    if (a->key != b->key)
+        return a->key < b->key;
+    if (v->ks->nextra) {
+        const run_reader *const ra = &v->rd[a->run], *const rb = &v->rd[b->run];
+        const int c = cli_extra_cmp(v->ks, ra->buf + ra->pos, rb->buf + rb->pos);
+        if (c)
+            return c < 0;
+    }
+    return a->run < b->run;
 }
 
-static void heap_sift_down(heap_item *heap, size_t n, size_t i)
+static void heap_sift_down(heap_item *heap, size_t n, size_t i, const heap_view *v)
 {
     const heap_item item = heap[i];
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && item_before(&heap[c + 1], &heap[c]))
+        if (c + 1 < n && item_before(&heap[c + 1], &heap[c], v))
             ++c;
-        if (!item_before(&heap[c], &item))
+        if (!item_before(&heap[c], &item, v))
             break;
         heap[i] = heap[c];
         i = c;
@@ -93,9 +107,14 @@ static int merge_runs(cli_run_set *x, cli_run *runs, size_t k, cli_writer *out)
         rcap = R;
     run_reader *const rd = calloc(k, sizeof *rd);
     heap_item *const heap = calloc(k, sizeof *heap);
+    /* -u: the last record written, to drop the ones equal to it (the first in input order wins,
+     * as runs are in input order and ties go to the earlier run). */
+    unsigned char *const last = ks->unique ? malloc(R) : NULL;
+    int have_last = 0;
+    const heap_view view = { ks, rd };
     int rc = CLI_EXIT_IO;
     uint64_t total = 0, done = 0;
-    if (!rd || !heap) {
+    if (!rd || !heap || (ks->unique && !last)) {
         cli_error("out of host memory for the merge");
         goto fail;
     }
@@ -115,10 +134,16 @@ static int merge_runs(cli_run_set *x, cli_run *runs, size_t k, cli_writer *out)
         heap[hn++] = (heap_item){ cli_key_ordinal(ks, rd[i].buf), i };
     }
     for (size_t i = hn / 2; i-- > 0;)
-        heap_sift_down(heap, hn, i);
+        heap_sift_down(heap, hn, i, &view);
     const char *const phase = out->keep_open ? "merging" : "writing";
     while (hn > 0) {
         run_reader *const r = &rd[heap[0].run];
+        if (last) {
+            if (have_last && cli_record_cmp(ks, last, r->buf + r->pos) == 0)
+                goto next; /* -u: an equal record is already out */
+            memcpy(last, r->buf + r->pos, R);
+            have_last = 1;
+        }
         /* The record goes straight into the output buffer when it fits (the common case). */
         if (out->len + R <= out->cap) {
             memcpy(out->buf + out->len, r->buf + r->pos, R);
@@ -126,12 +151,13 @@ static int merge_runs(cli_run_set *x, cli_run *runs, size_t k, cli_writer *out)
         } else if (cli_writer_put(out, r->buf + r->pos, R) != CLI_EXIT_OK) {
             goto fail;
         }
+    next:
         r->pos += R;
         if (r->pos == r->len) {
             if (r->off == r->size) {
                 heap[0] = heap[--hn];
                 if (hn > 0)
-                    heap_sift_down(heap, hn, 0);
+                    heap_sift_down(heap, hn, 0, &view);
                 continue;
             }
             if (reader_fill(r, x->tmpdir) != CLI_EXIT_OK)
@@ -141,9 +167,9 @@ static int merge_runs(cli_run_set *x, cli_run *runs, size_t k, cli_writer *out)
         }
         heap[0].key = cli_key_ordinal(ks, r->buf + r->pos);
         /* Often the same run goes on winning: skip the sift when it still beats both children. */
-        if ((hn > 1 && !item_before(&heap[0], &heap[1])) ||
-            (hn > 2 && !item_before(&heap[0], &heap[2])))
-            heap_sift_down(heap, hn, 0);
+        if ((hn > 1 && !item_before(&heap[0], &heap[1], &view)) ||
+            (hn > 2 && !item_before(&heap[0], &heap[2], &view)))
+            heap_sift_down(heap, hn, 0, &view);
     }
     rc = CLI_EXIT_OK;
 fail:
@@ -153,6 +179,7 @@ fail:
     }
     free(rd);
     free(heap);
+    free(last);
     for (size_t i = 0; i < k; ++i) {
         close(runs[i].fd);
         runs[i].fd = -1;

@@ -4,8 +4,23 @@
 
 #include <stdlib.h>
 
+#include "clsort_args.h"
 #include "clsort_messages.h"
 #include "clsort_units.h"
+
+void cli_keyspec_from_opts(cli_keyspec *ks, const cli_opts *o)
+{
+    memset(ks, 0, sizeof *ks);
+    ks->type = o->type;
+    ks->key_size = o->key_size;
+    ks->key_offset = o->key_offset;
+    ks->record_size = o->record_size;
+    ks->reverse = o->reverse;
+    ks->big_endian = o->big_endian;
+    ks->unique = o->unique;
+    for (size_t i = 1; i < o->nkeys && i < CLI_MAX_KEYS; ++i)
+        ks->extra[ks->nextra++] = o->keys[i];
+}
 
 int cli_chunk_alloc(cli_chunk *c, const cli_keyspec *ks, size_t cap)
 {
@@ -19,7 +34,7 @@ int cli_chunk_alloc(cli_chunk *c, const cli_keyspec *ks, size_t cap)
     c->recs = cli_malloc(cap * ks->record_size, "records");
     if (!c->recs)
         goto fail;
-    if (ks->record_size != ks->key_size) {
+    if (cli_keyspec_pairs(ks)) {
         /* 32-bit indices while they suffice: less to move on the device. */
         c->idx_size = (uint64_t)cap <= UINT32_MAX ? 4 : 8;
         c->keys = cli_malloc(cap * ks->key_size, "keys");
@@ -60,13 +75,40 @@ static uint64_t idx_at(const cli_chunk *c, size_t i)
     return ((const uint64_t *)c->idx)[i];
 }
 
-/* Puts every run of equal keys back in input order. The library does this itself under
- * CLSORT_STABLE; without it the order of ties is the network's, which a run-by-run sort cannot
- * reproduce. One pass that finds nothing to do when the ties are already in order, so making the
- * result independent of -S costs little. Equal keys are equal bit patterns in the library's order
- * (totalOrder tells -0.0 from +0.0 and NaNs apart), so comparing bits finds exactly the ties. */
-static void order_ties(cli_chunk *c, size_t key_size)
+/* The tie-breaking keys of a chunk, for qsort's comparator (the tool sorts one chunk at a time, on
+ * one thread: the reader thread never touches these). */
+static const cli_keyspec *tie_ks;
+static const unsigned char *tie_recs;
+
+static int compare_tie_u32(const void *a, const void *b)
 {
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const int c = cli_extra_cmp(tie_ks, tie_recs + (size_t)x * tie_ks->record_size,
+                                tie_recs + (size_t)y * tie_ks->record_size);
+    return c ? c : (x > y) - (x < y);
+}
+
+static int compare_tie_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    const int c = cli_extra_cmp(tie_ks, tie_recs + (size_t)x * tie_ks->record_size,
+                                tie_recs + (size_t)y * tie_ks->record_size);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* Puts every run of equal keys back in input order, or with tie-breaking keys (--key given more
+ * than once) in the order of those keys and then input order. The library does the input order
+ * itself under CLSORT_STABLE; without it the order of ties is the network's, which a run-by-run
+ * sort cannot reproduce. One pass that finds nothing to do when the ties are already in order, so
+ * making the result independent of -S costs little. Equal keys are equal bit patterns in the
+ * library's order (totalOrder tells -0.0 from +0.0 and NaNs apart), so comparing bits finds exactly
+ * the ties. The tie-breakers cost a host qsort of each group of equal first keys: nothing when the
+ * first key is nearly unique, O(n log n) comparisons on the host when it is nearly constant. */
+static void order_ties(cli_chunk *c, const cli_keyspec *ks)
+{
+    const size_t key_size = ks->key_size;
+    tie_ks = ks;
+    tie_recs = c->recs;
     size_t i = 0;
     while (i < c->n) {
         size_t j = i + 1;
@@ -80,15 +122,37 @@ static void order_ties(cli_chunk *c, size_t key_size)
                 ++j;
         }
         if (j - i > 1) {
-            int ordered = 1;
-            for (size_t t = i + 1; t < j && ordered; ++t)
-                ordered = idx_at(c, t - 1) < idx_at(c, t);
-            if (!ordered) {
-                unsigned char *const base = (unsigned char *)c->idx + i * c->idx_size;
-                qsort(base, j - i, c->idx_size, c->idx_size == 4 ? compare_u32 : compare_u64);
+            unsigned char *const base = (unsigned char *)c->idx + i * c->idx_size;
+            if (ks->nextra) {
+                qsort(base, j - i, c->idx_size, c->idx_size == 4 ? compare_tie_u32 : compare_tie_u64);
+            } else {
+                int ordered = 1;
+                for (size_t t = i + 1; t < j && ordered; ++t)
+                    ordered = idx_at(c, t - 1) < idx_at(c, t);
+                if (!ordered)
+                    qsort(base, j - i, c->idx_size, c->idx_size == 4 ? compare_u32 : compare_u64);
             }
         }
         i = j;
+    }
+}
+
+/* Big-endian keys: the device sorts the library's little-endian types, so keys are swapped into
+ * that order (and records of key size back again afterwards). */
+static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size)
+{
+    for (size_t i = 0; i < n; ++i, p += stride) {
+        if (key_size == 4) {
+            uint32_t x;
+            memcpy(&x, p, 4);
+            x = cli_bswap32(x);
+            memcpy(p, &x, 4);
+        } else {
+            uint64_t x;
+            memcpy(&x, p, 8);
+            x = cli_bswap64(x);
+            memcpy(p, &x, 8);
+        }
     }
 }
 
@@ -102,12 +166,18 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         return CLI_EXIT_OK;
     if (c->idx_size == 0) {
         /* Equal keys are identical bytes here, so stability would change nothing. */
+        if (ks->big_endian)
+            swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
         rc = clsort_sort(ctx, c->recs, c->n, ks->type, algo, flags);
+        if (ks->big_endian)
+            swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
     } else {
         const size_t R = ks->record_size, K = ks->key_size, off = ks->key_offset;
         unsigned char *const keys = c->keys;
         for (size_t i = 0; i < c->n; ++i)
             memcpy(keys + i * K, c->recs + i * R + off, K);
+        if (ks->big_endian)
+            swap_keys(keys, c->n, K, K);
         if (c->idx_size == 4) {
             uint32_t *const idx = c->idx;
             for (size_t i = 0; i < c->n; ++i)
@@ -140,7 +210,7 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         return CLI_EXIT_DEVICE;
     }
     if (c->idx_size)
-        order_ties(c, ks->key_size);
+        order_ties(c, ks);
     st->prep_ns += cli_now_ns() - t1;
     clsort_stats ls;
     if (clsort_get_stats(ctx, &ls) == CLSORT_OK) {
@@ -158,11 +228,16 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
 int cli_chunk_write(cli_writer *w, const cli_keyspec *ks, const cli_chunk *c)
 {
     const size_t R = ks->record_size;
-    if (c->idx_size == 0 || c->n < 2)
+    if (!ks->unique && (c->idx_size == 0 || c->n < 2))
         return cli_writer_put(w, c->recs, c->n * R);
+    const unsigned char *prev = NULL;
     for (size_t i = 0; i < c->n; ++i) {
-        if (cli_writer_put(w, c->recs + idx_at(c, i) * R, R) != CLI_EXIT_OK)
+        const unsigned char *const rec = c->recs + (c->idx_size ? idx_at(c, i) : i) * R;
+        if (ks->unique && prev && cli_record_cmp(ks, prev, rec) == 0)
+            continue; /* -u: the first of equal records (in input order) is already out */
+        if (cli_writer_put(w, rec, R) != CLI_EXIT_OK)
             return CLI_EXIT_IO;
+        prev = rec;
     }
     return CLI_EXIT_OK;
 }
@@ -176,9 +251,13 @@ int cli_check_input(cli_input *in, const cli_keyspec *ks)
     unsigned char *const buf = cli_malloc(cap, "the input buffer");
     if (!buf)
         return CLI_EXIT_IO;
+    unsigned char *const prev = cli_malloc(R, "the input buffer");
     uint64_t index = 0; /* records seen */
-    uint64_t prev = 0;
     int rc = CLI_EXIT_OK;
+    if (!prev) {
+        free(buf);
+        return CLI_EXIT_IO;
+    }
     for (;;) {
         const int64_t got = cli_input_read(in, buf, cap);
         if (got < 0) {
@@ -187,18 +266,23 @@ int cli_check_input(cli_input *in, const cli_keyspec *ks)
         }
         const size_t whole = (size_t)got / R;
         for (size_t i = 0; i < whole; ++i, ++index) {
-            const uint64_t k = cli_key_ordinal(ks, buf + i * R);
-            if (index > 0 && k < prev) {
+            const unsigned char *const rec = buf + i * R;
+            /* The previous record: in the buffer, or kept from the last one. */
+            const unsigned char *const before = i > 0 ? rec - R : prev;
+            const int c = index > 0 ? cli_record_cmp(ks, before, rec) : -1;
+            if (c > 0 || (c == 0 && ks->unique)) {
                 if (cli_display_level >= 1)
-                    cli_error("%s: disorder at record %llu (byte offset %llu): not in %s order",
-                              in->name, (unsigned long long)index,
-                              (unsigned long long)(index * R),
-                              ks->reverse ? "descending" : "ascending");
+                    cli_error("%s: disorder at record %llu (byte offset %llu): %s", in->name,
+                              (unsigned long long)index, (unsigned long long)(index * R),
+                              c == 0 ? "equal to the record before it (-u)"
+                              : ks->reverse ? "not in descending order"
+                                            : "not in ascending order");
                 rc = CLI_EXIT_DISORDER;
                 goto done;
             }
-            prev = k;
         }
+        if (whole > 0)
+            memcpy(prev, buf + (whole - 1) * R, R);
         if ((size_t)got % R != 0 || (size_t)got < cap) {
             if ((size_t)got % R != 0) {
                 cli_error("%s: size %llu is not a multiple of the record size %zu", in->name,
@@ -210,5 +294,6 @@ int cli_check_input(cli_input *in, const cli_keyspec *ks)
     }
 done:
     free(buf);
+    free(prev);
     return rc;
 }

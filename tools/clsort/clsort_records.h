@@ -9,42 +9,63 @@
 
 #include "clsort.h"
 #include "clsort_fileio.h"
+#include "clsort_keys.h"
 
+/* How records are ordered. The first key (the fields up to `reverse`, and big_endian) is the one
+ * the device sorts by; `extra` are the keys that break its ties, compared on the host. Zeroed
+ * fields mean: little-endian, no tie-breakers, all records kept. */
 typedef struct cli_keyspec {
     clsort_type type;
     size_t key_size;
     size_t key_offset;
     size_t record_size;
     int reverse;
+    int big_endian;     /* the first key is in network order */
+    int unique;         /* -u: of equal records (all keys equal) only the first is written */
+    size_t nextra;
+    cli_key extra[CLI_MAX_KEYS - 1];
 } cli_keyspec;
 
-/** Maps the key of `rec` to an unsigned number whose order is the library's order for the type
- *  (numeric for integers, IEEE totalOrder for floats), complemented when descending. Equal keys
- *  give equal numbers; for floats that means identical bit patterns. */
+/** Maps the first key of `rec` to an unsigned number whose order is the library's order for the
+ *  type (numeric for integers, IEEE totalOrder for floats), complemented when descending. Equal
+ *  keys give equal numbers; for floats that means identical bit patterns. */
 static inline uint64_t cli_key_ordinal(const cli_keyspec *ks, const unsigned char *rec)
 {
-    const unsigned char *const p = rec + ks->key_offset;
-    uint64_t v;
-    if (ks->key_size == 4) {
-        uint32_t x;
-        memcpy(&x, p, 4); /* the key may sit at any offset */
-        switch (ks->type) {
-        case CLSORT_I32: x ^= 0x80000000u; break;
-        case CLSORT_F32: x = (x & 0x80000000u) ? ~x : (x | 0x80000000u); break;
-        default: break;
-        }
-        v = x;
-    } else {
-        memcpy(&v, p, 8);
-        switch (ks->type) {
-        case CLSORT_I64: v ^= UINT64_C(0x8000000000000000); break;
-        case CLSORT_F64:
-            v = (v & UINT64_C(0x8000000000000000)) ? ~v : (v | UINT64_C(0x8000000000000000));
-            break;
-        default: break;
-        }
+    return cli_load_ordinal(ks->type, ks->key_size, ks->big_endian, ks->reverse,
+                            rec + ks->key_offset);
+}
+
+/** Compares two records by the tie-breaking keys only: <0, 0 or >0. */
+static inline int cli_extra_cmp(const cli_keyspec *ks, const unsigned char *a,
+                                const unsigned char *b)
+{
+    for (size_t i = 0; i < ks->nextra; ++i) {
+        const uint64_t x = cli_key_ord(&ks->extra[i], a), y = cli_key_ord(&ks->extra[i], b);
+        if (x != y)
+            return x < y ? -1 : 1;
     }
-    return ks->reverse ? ~v : v;
+    return 0;
+}
+
+/** Compares two records by all keys, the first one first: <0, 0 or >0. */
+static inline int cli_record_cmp(const cli_keyspec *ks, const unsigned char *a,
+                                 const unsigned char *b)
+{
+    const uint64_t x = cli_key_ordinal(ks, a), y = cli_key_ordinal(ks, b);
+    if (x != y)
+        return x < y ? -1 : 1;
+    return ks->nextra ? cli_extra_cmp(ks, a, b) : 0;
+}
+
+/** Fills *ks from the options: the first key, the tie-breakers, -u. */
+struct cli_opts;
+void cli_keyspec_from_opts(cli_keyspec *ks, const struct cli_opts *o);
+
+/** Whether the chunk sorts (key, index) pairs rather than the records themselves: records larger
+ *  than the key, or tie-breaking keys (which the host applies to the ties of the first key). */
+static inline int cli_keyspec_pairs(const cli_keyspec *ks)
+{
+    return ks->record_size != ks->key_size || ks->nextra > 0;
 }
 
 /** A chunk of records in host memory and the scratch space to sort it. */
@@ -79,10 +100,12 @@ typedef struct cli_sort_stats {
 int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo, int stable,
                    cli_chunk *c, cli_sort_stats *st);
 
-/** Writes the chunk's records in sorted order. Returns CLI_EXIT_OK or CLI_EXIT_IO (printed). */
+/** Writes the chunk's records in sorted order (with ks->unique: only the first of equal records).
+ *  Returns CLI_EXIT_OK or CLI_EXIT_IO (printed). */
 int cli_chunk_write(cli_writer *w, const cli_keyspec *ks, const cli_chunk *c);
 
-/** Reads the whole input and checks that its keys are in order (-c). Returns CLI_EXIT_OK,
+/** Reads the whole input and checks that its keys are in order (-c; with ks->unique, also that no
+ *  two records are equal). Returns CLI_EXIT_OK,
  *  CLI_EXIT_DISORDER (says where) or CLI_EXIT_IO. */
 int cli_check_input(cli_input *in, const cli_keyspec *ks);
 

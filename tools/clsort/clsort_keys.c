@@ -1,0 +1,72 @@
+/* clsort_keys.c - key type names with their byte order, and the OFFSET:TYPE[:r] specs of --key. */
+#include "clsort_keys.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+
+int cli_type_parse(const char *name, clsort_type *type, int *big_endian)
+{
+    char base[8];
+    const size_t len = name ? strlen(name) : 0;
+    int be = 0;
+    if (len == 5 && name[3] == 'b' && name[4] == 'e') {
+        be = 1;
+        memcpy(base, name, 3);
+        base[3] = '\0';
+    } else if (len == 3) {
+        memcpy(base, name, 4);
+    } else {
+        return -1;
+    }
+    if (clsort_type_parse(base, type) != 0)
+        return -1;
+    *big_endian = be;
+    return 0;
+}
+
+const char *cli_type_name(clsort_type type, int big_endian)
+{
+    static const char *const be_names[] = { "u32be", "i32be", "f32be", "u64be", "i64be", "f64be" };
+    if (!big_endian)
+        return clsort_type_name(type);
+    switch (type) {
+    case CLSORT_U32: return be_names[0];
+    case CLSORT_I32: return be_names[1];
+    case CLSORT_F32: return be_names[2];
+    case CLSORT_U64: return be_names[3];
+    case CLSORT_I64: return be_names[4];
+    case CLSORT_F64: return be_names[5];
+    }
+    return "?";
+}
+
+int cli_key_parse(const char *arg, cli_key *key)
+{
+    const char *c1 = strchr(arg, ':');
+    if (!c1 || c1 == arg)
+        return -1;
+    char tname[8];
+    /* Decimal bytes; a record offset never needs a size suffix. */
+    uint64_t off = 0;
+    for (const char *p = arg; p < c1; ++p) {
+        if (!isdigit((unsigned char)*p) || off > (SIZE_MAX / 2 - 9) / 10)
+            return -1;
+        off = off * 10 + (uint64_t)(*p - '0');
+    }
+    const char *t = c1 + 1;
+    const char *c2 = strchr(t, ':');
+    const size_t tlen = c2 ? (size_t)(c2 - t) : strlen(t);
+    if (tlen == 0 || tlen >= sizeof tname)
+        return -1;
+    memcpy(tname, t, tlen);
+    tname[tlen] = '\0';
+    memset(key, 0, sizeof *key);
+    if (cli_type_parse(tname, &key->type, &key->big_endian) != 0)
+        return -1;
+    if (c2 && strcmp(c2 + 1, "r") != 0)
+        return -1;
+    key->reverse = c2 != NULL;
+    key->offset = (size_t)off;
+    key->size = clsort_type_size(key->type);
+    return key->size ? 0 : -1;
+}
