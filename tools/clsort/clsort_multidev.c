@@ -13,6 +13,7 @@
 
 #include "clsort_devlist.h"
 #include "clsort_fileio.h"
+#include "clsort_guard.h"
 #include "clsort_merge.h"
 #include "clsort_messages.h"
 #include "clsort_records.h"
@@ -93,8 +94,8 @@ int cli_sort_multidev(const cli_opts *o)
 {
     const uint64_t t0 = cli_now_ns();
     const size_t R = o->record_size;
-    const cli_keyspec ks = { .type = o->type, .key_size = o->key_size, .key_offset = o->key_offset,
-                             .record_size = o->record_size, .reverse = o->reverse };
+    cli_keyspec ks; /* every key, byte order and -u: the same spec as the one-device path */
+    cli_keyspec_from_opts(&ks, o);
     cli_devlist devs;
     int rc = cli_devlist_expand(o->device, &devs);
     if (rc != CLI_EXIT_OK)
@@ -106,7 +107,8 @@ int cli_sort_multidev(const cli_opts *o)
     cli_runs_init(&runs, o->tmpdir, &ks, MD_BUF_BYTES);
     cli_input in;
     cli_writer out;
-    int in_open = 0, out_open = 0;
+    int in_open = 0, out_open = 0, guard_open = 0;
+    cli_guard guard;
     uint64_t records = 0;
     unsigned nruns = 0;
     if (!w || !th) {
@@ -114,7 +116,12 @@ int cli_sort_multidev(const cli_opts *o)
         rc = CLI_EXIT_IO;
         goto done;
     }
-    if ((rc = cli_input_open(&in, o->input)) != CLI_EXIT_OK)
+    /* Several input files, and the check that the input did not change before an in-place
+     * replace, as on the one-device path (clsort_guard.h). */
+    if ((rc = cli_guard_prepare(&guard, o->inputs, o->ninputs, R)) != CLI_EXIT_OK)
+        goto done;
+    guard_open = 1;
+    if ((rc = cli_input_open_list(&in, o->inputs, o->ninputs, R)) != CLI_EXIT_OK)
         goto done;
     in_open = 1;
     if (in.is_regular && in.size % R != 0) {
@@ -126,6 +133,7 @@ int cli_sort_multidev(const cli_opts *o)
     if ((rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES)) != CLI_EXIT_OK)
         goto done;
     out_open = 1;
+    cli_guard_attach(&guard, &out);
     for (size_t d = 0; d < nd; ++d) {
         w[d].o = o;
         w[d].ks = &ks;
@@ -221,6 +229,8 @@ done:
         cli_chunk_free(&w[d].chunk);
         clsort_destroy(w[d].ctx);
     }
+    if (guard_open)
+        cli_guard_free(&guard);
     free(w);
     free(th);
     cli_devlist_free(&devs);
