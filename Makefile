@@ -18,7 +18,8 @@ LDLIBS  = -lOpenCL -lpthread -lm -linih
 DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo libinih-dev gnuplot-nox \
            clang libclang-rt-dev valgrind
 
-KERNELS   = kernels/common.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl
+KERNELS   = kernels/common.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl \
+            kernels/segmented.cl
 LIB_SRCS  = $(wildcard host/*.c)
 LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o)
 PIC_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/pic/%.o)
