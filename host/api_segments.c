@@ -97,7 +97,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     job.cap = total;
     job.skip_large = 1;
     job.tiny_items = ntiny;
-    job.groups = ngroup;
+    job.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
     job.meta_slot = 2;
     job.gpos_slot = 2; /* unused: large segments are not sorted here */
     CLSORT__CHECK(clsort__seg_enqueue(ctx, &job));

@@ -194,11 +194,11 @@ inline void tiny_sort(__global key_type *keys VALS_PARAM, const uint len, const 
 #endif
     }
 #if SEG_NET == 2
-    _Pragma("unroll") SEG_OET_ROUNDS(P, TINY_OP)
+    SEG_OET_ROUNDS(P, TINY_OP)
 #elif SEG_NET == 1
-    _Pragma("unroll") SEG_OEM_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
+    SEG_OEM_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
 #else
-    _Pragma("unroll") SEG_BITONIC_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
+    SEG_BITONIC_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
 #endif
     _Pragma("unroll") for (uint m = 0; m < P; ++m) {
         if (m < len) {
