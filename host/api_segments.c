@@ -165,11 +165,12 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         return rc;
     }
     const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
+    const unsigned tiny = clsort__seg_tiny(ctx);
     uint64_t ntiny = 0, ngroup = 0, nlarge = 0;
     for (size_t i = 0; i < nseg; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
-        ntiny += len >= 2 && len <= CLSORT__SEG_TINY;
-        ngroup += len > CLSORT__SEG_TINY && len <= tile;
+        ntiny += len >= 2 && len <= tiny;
+        ngroup += len > tiny && len <= tile;
         nlarge += len > tile;
     }
     if (ntiny || ngroup)

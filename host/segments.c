@@ -10,6 +10,9 @@
 #include <string.h>
 
 #define ITEM_GROUP 64u /* work-items per group of the one-per-item passes */
+#ifndef TINY_CPU
+#define TINY_CPU 128u
+#endif
 
 unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size, int stable)
 {
@@ -20,6 +23,15 @@ unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_
     while (tile > 64 && (size_t)tile * per_key > ctx->dev.local_mem / 2)
         tile >>= 1;
     return tile;
+}
+
+unsigned clsort__seg_tiny(const clsort_ctx *ctx)
+{
+    /* GPUs keep a tiny segment's keys and values in registers: 32 of each at most. PoCL
+     * vectorises work-items across SIMD lanes and loses far more per work-group barrier than to
+     * spilled private arrays, so one work-item per segment pays up to TINY_CPU keys
+     * (docs/perf.md). */
+    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) ? 32u : TINY_CPU;
 }
 
 /* Work-items per group of seg_sort_group: enough lanes for the tile's comparators on GPUs;
@@ -113,15 +125,17 @@ int clsort__seg_enqueue(clsort_ctx *ctx, const clsort__seg_job *job)
     const int net = job->algo == CLSORT_ODD_EVEN_MERGE ? 1
                     : job->algo == CLSORT_ODD_EVEN_TRANSPOSITION ? 2 : 0;
     const unsigned tile = clsort__seg_tile(ctx, job->type, job->value_size, stable);
-    const unsigned wg = seg_wg(ctx, tile);
+    const unsigned wg = seg_wg(ctx, tile), tiny = clsort__seg_tiny(ctx);
+    const unsigned tiny_log = tiny == 128 ? 7 : tiny == 64 ? 6 : 5, group_bin = tiny_log - 1;
     const cl_uint xf = (job->type == CLSORT_I32 || job->type == CLSORT_I64 ? 1u : 0u) |
                        (job->type == CLSORT_F32 || job->type == CLSORT_F64 ? 2u : 0u) |
                        (job->flags & CLSORT_DESCENDING ? 4u : 0u);
     char options[512];
     snprintf(options, sizeof options,
              "-DCLSORT_SEG=1 -DSEG_NET=%d -DKEY_BITS=%d -DVAL_BYTES=%zu -DSEG_TILE=%u "
-             "-DSEG_WG=%u -DSEG_STABLE=%d",
-             net, (int)clsort_type_size(job->type) * 8, job->value_size, tile, wg, stable);
+             "-DSEG_WG=%u -DSEG_STABLE=%d -DSEG_TINY_LOG=%u",
+             net, (int)clsort_type_size(job->type) * 8, job->value_size, tile, wg, stable,
+             tiny_log);
     clsort__program *prog;
     CLSORT__CHECK(clsort__get_program(ctx, CLSORT__NET_SEGMENTED, 64, options, &prog));
 
@@ -186,7 +200,7 @@ int clsort__seg_enqueue(clsort_ctx *ctx, const clsort__seg_job *job)
                               kmax, wg);
             goto fail;
         }
-        const cl_uint bin_first = 4, bin_last = job->skip_large ? 4 : 5;
+        const cl_uint bin_first = group_bin, bin_last = job->skip_large ? group_bin : group_bin + 1;
         const size_t sz[10] = {sizeof(cl_mem), sizeof(cl_mem), sizeof(cl_mem), sizeof nseg,
                                sizeof cap, sizeof(cl_mem), sizeof xf, sizeof bin_first,
                                sizeof bin_last, sizeof(cl_mem)};

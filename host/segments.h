@@ -5,10 +5,7 @@
 
 #include "core.h"
 
-/* Segments up to this many keys are sorted by one work-item (kernels/segmented.cl, SEG_TINY). */
-#define CLSORT__SEG_TINY 32u
-/* Bins of the meta buffer: 4 tiny, group (<= tile), large; then the counters' room. */
-#define CLSORT__SEG_BINS 6
+/* Counters ahead of the bin list in the meta buffer (kernels/segmented.cl, SEG_META). */
 #define CLSORT__SEG_META 16
 
 /* One segmented sort to enqueue. keys/vals/offsets are device buffers; segment bounds are the
@@ -32,6 +29,8 @@ typedef struct clsort__seg_job {
 /* Keys that one work-group sorts in local memory for this key type, value size and stability:
  * at most 4096, a power of two that fits the device's local memory. */
 unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size, int stable);
+/* Segments up to this many keys are sorted by one work-item each (SEG_TINY, 32 to 128). */
+unsigned clsort__seg_tiny(const clsort_ctx *ctx);
 /* Work-groups worth launching for the group pass when the number of segments is unknown. */
 uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg);
 /* Enqueues the passes of job on the context's queue (fills ctx->stats' launches and keeps the

@@ -4,9 +4,9 @@
  * Passes (one launch each, enqueued by host/segments.c):
  *   seg_count       one work-item per segment: counts the segments of each length bin
  *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
- *   seg_sort_tiny   one work-item per segment of 2..32 keys: the whole network in registers,
- *                   padded to 4, 8, 16 or 32 slots with virtual keys
- *   seg_sort_group  one work-group per segment of more than 32 keys: in local memory up to
+ *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
+ *                   registers, padded to 4, 8, ..., SEG_TINY slots with virtual keys
+ *   seg_sort_group  one work-group per longer segment: in local memory up to
  *                   SEG_TILE keys, else in global memory with work-group barriers
  * Every bound comes from the offsets clamped to [off[0], min(off[nseg], cap)), where cap is the
  * number of elements the buffers hold, and a segment whose end is below its start is empty: no
@@ -33,10 +33,16 @@
 #ifndef SEG_STABLE
 #define SEG_STABLE 0         /* 1: equal keys keep their input order (pairs) */
 #endif
-#define SEG_TINY 32          /* the longest segment sorted by one work-item */
-/* Bins: 0..3 tiny (up to 4, 8, 16, 32 keys), 4 group (up to SEG_TILE), 5 large; the meta buffer
- * holds SEG_META counters (counts, then scatter cursors) and then the list of segment indices. */
-#define SEG_BINS 6
+#ifndef SEG_TINY_LOG
+#define SEG_TINY_LOG 5       /* log2 of the longest segment sorted by one work-item: 5..7 */
+#endif
+#define SEG_TINY (1u << SEG_TINY_LOG)
+/* Bins: tiny ones for up to 4, 8, ..., SEG_TINY keys, then group (up to SEG_TILE), then large;
+ * the meta buffer holds SEG_META counters (8 counts, then 8 scatter cursors) and then the list
+ * of segment indices. */
+#define SEG_TINY_BINS (SEG_TINY_LOG - 1)
+#define SEG_GROUP_BIN SEG_TINY_BINS
+#define SEG_BINS (SEG_TINY_BINS + 2)
 #define SEG_META 16
 
 /* The clamped bounds of segment i; returns its length (0 for an empty or inverted segment). */
@@ -51,8 +57,14 @@ inline ulong seg_bounds(__global const ulong *off, const ulong nseg, const ulong
 
 inline int seg_bin(const ulong len)
 {
-    return len < 2 ? -1 : len <= 4 ? 0 : len <= 8 ? 1 : len <= 16 ? 2 : len <= SEG_TINY ? 3
-         : len <= SEG_TILE ? 4 : 5;
+    if (len < 2)
+        return -1;
+    if (len > SEG_TINY)
+        return len <= SEG_TILE ? SEG_GROUP_BIN : SEG_GROUP_BIN + 1;
+    int b = 0;
+    while ((4ul << b) < len)
+        ++b;
+    return b;
 }
 
 __kernel void seg_count(__global const ulong *off, const ulong nseg, const ulong cap,
@@ -82,7 +94,7 @@ __kernel void seg_scatter(__global const ulong *off, const ulong nseg, const ulo
     uint base = 0;
     for (int j = 0; j < b; ++j)
         base += meta[j];
-    meta[SEG_META + base + atomic_inc(&meta[SEG_BINS + b])] = (uint)i;
+    meta[SEG_META + base + atomic_inc(&meta[8 + b])] = (uint)i;
 }
 
 /* ---- Compare-exchange with the stable tiebreak --------------------------------------------
@@ -168,7 +180,7 @@ __kernel void seg_scatter(__global const ulong *off, const ulong nseg, const ulo
 #define SEG_GROUP_LEVELS SEG_BITONIC_LEVELS
 #endif
 
-/* ---- seg_sort_tiny: one work-item, one segment of 2..32 keys, in registers ---------------- */
+/* ---- seg_sort_tiny: one work-item, one segment of 2..SEG_TINY keys, in registers --------- */
 #define TINY_OP(a, b) SEG_CMPX(k, v, q, a, b)
 #define NO_SYNC (void)0
 
@@ -214,7 +226,9 @@ __kernel void seg_sort_tiny(__global key_type *restrict keys VALS_PARAM,
                             __global const ulong *off, const ulong nseg, const ulong cap,
                             __global const uint *meta, const uint xf)
 {
-    const uint count = meta[0] + meta[1] + meta[2] + meta[3];
+    uint count = 0;
+    for (int b = 0; b < SEG_TINY_BINS; ++b)
+        count += meta[b];
     const uint g = get_global_id(0);
     if (g >= count)
         return;
@@ -231,12 +245,26 @@ __kernel void seg_sort_tiny(__global key_type *restrict keys VALS_PARAM,
         tiny_sort(TINY_ARGS, 8);
     else if (len <= 16)
         tiny_sort(TINY_ARGS, 16);
+#if SEG_TINY_LOG == 5
     else
         tiny_sort(TINY_ARGS, 32);
+#else
+    else if (len <= 32)
+        tiny_sort(TINY_ARGS, 32);
+#if SEG_TINY_LOG == 6
+    else
+        tiny_sort(TINY_ARGS, 64);
+#else
+    else if (len <= 64)
+        tiny_sort(TINY_ARGS, 64);
+    else
+        tiny_sort(TINY_ARGS, 128);
+#endif
+#endif
 #undef TINY_ARGS
 }
 
-/* ---- seg_sort_group: one work-group per segment of more than 32 keys ---------------------- */
+/* ---- seg_sort_group: one work-group per segment of more than SEG_TINY keys ---------------- */
 /* Comparators whose upper slot b is virtual (b >= len) would not swap: skip them. */
 #define LOCAL_OP(a, b)                                                                  \
     do {                                                                                \
