@@ -59,7 +59,8 @@ static clsort_algorithm seg_algo(clsort_algorithm algo)
  * writes the range back only when every launch succeeded. */
 static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *values,
                         size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type,
-                        clsort_algorithm algo, unsigned flags, uint64_t ntiny, uint64_t ngroup)
+                        clsort_algorithm algo, unsigned flags, uint64_t ntiny, uint64_t ngroup,
+                        uint64_t large_max)
 {
     int rc = CLSORT_OK;
     const size_t ks = clsort_type_size(type);
@@ -96,6 +97,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     job.nseg = nseg;
     job.cap = total;
     job.skip_large = 1;
+    job.large_max = large_max;
     job.tiny_items = ntiny;
     job.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
     job.meta_slot = 2;
@@ -120,7 +122,7 @@ fail:
 }
 
 /* Everything of the host variant that runs under the context's lock: checks, the host fallback
- * and the segments up to the tile size. *large_out receives the tile size when segments above it
+ * and the segments up to clsort__seg_large_max. *large_out receives that length when longer
  * remain for the caller, else 0. */
 static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
                            const uint64_t *offsets, size_t nseg, clsort_type type,
@@ -166,17 +168,19 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     }
     const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
     const unsigned tiny = clsort__seg_tiny(ctx);
+    const uint64_t large_max = clsort__seg_large_max(ctx, tile, (flags & CLSORT_STABLE) != 0);
     uint64_t ntiny = 0, ngroup = 0, nlarge = 0;
     for (size_t i = 0; i < nseg; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
         ntiny += len >= 2 && len <= tiny;
-        ngroup += len > tiny && len <= tile;
-        nlarge += len > tile;
+        ngroup += len > tiny && len <= large_max;
+        nlarge += len > large_max;
     }
     if (ntiny || ngroup)
-        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, ntiny, ngroup);
+        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, ntiny, ngroup,
+                          large_max);
     if (rc == CLSORT_OK && nlarge)
-        *large_out = tile;
+        *large_out = (unsigned)large_max;
     return rc;
 }
 

@@ -310,13 +310,14 @@ inline void global_seg_cmpx(__global key_type *gk, GV_PARAM __global uint *gq, c
     }
 }
 
-/* Sorts the segments of bins [bin_first, bin_last] of the list; group g takes entries g,
- * g + groups, ... so that any number of groups covers the bins. gpos (SEG_STABLE, large
+/* Sorts the segments of bins [bin_first, bin_last] of the list that hold at most max_len keys;
+ * group g takes entries g, g + groups, ... so that any number of groups covers the bins. gpos (SEG_STABLE, large
  * segments) holds one position per key of the buffers; otherwise it is not touched. */
 __kernel __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
 void seg_sort_group(__global key_type *restrict keys VALS_PARAM, __global const ulong *off,
                     const ulong nseg, const ulong cap, __global const uint *meta, const uint xf,
-                    const uint bin_first, const uint bin_last, __global uint *gpos)
+                    const uint bin_first, const uint bin_last, __global uint *gpos,
+                    const ulong max_len)
 {
     __local key_type lk[SEG_TILE];
 #if VAL_BYTES
@@ -336,8 +337,8 @@ void seg_sort_group(__global key_type *restrict keys VALS_PARAM, __global const 
     for (uint e = first + get_group_id(0); e < last; e += get_num_groups(0)) {
         ulong s;
         const ulong len64 = seg_bounds(off, nseg, cap, meta[SEG_META + e], &s);
-        if (len64 > ((ulong)1 << 31))
-            continue; /* the host refuses buffers this large (uint slots) */
+        if (len64 > max_len)
+            continue; /* sorted elsewhere (host variant); max_len <= 2^31 keeps uint slots */
         const uint len = (uint)len64;
         uint P = 2;
         while (P < len)
