@@ -11,9 +11,9 @@
 
 /* Embedded at build time from the kernels/ sources by mk/embed.c. */
 extern const char clsort__src_common[], clsort__src_bitonic[], clsort__src_oddeven_merge[],
-    clsort__src_transposition[];
+    clsort__src_transposition[], clsort__src_segmented[];
 extern const size_t clsort__src_common_len, clsort__src_bitonic_len,
-    clsort__src_oddeven_merge_len, clsort__src_transposition_len;
+    clsort__src_oddeven_merge_len, clsort__src_transposition_len, clsort__src_segmented_len;
 
 char *clsort__network_source(int net, size_t *len)
 {
@@ -32,6 +32,10 @@ char *clsort__network_source(int net, size_t *len)
     if (net == 2) {
         parts[2] = clsort__src_transposition;
         lens[2] = clsort__src_transposition_len;
+    }
+    if (net == CLSORT__NET_SEGMENTED) { /* segmented.cl holds all three networks' levels */
+        parts[1] = clsort__src_segmented;
+        lens[1] = clsort__src_segmented_len;
     }
     size_t total = 0;
     for (int i = 0; i < 3; ++i)

@@ -4,6 +4,9 @@
 
 #include "core.h"
 
+/* The program number of kernels/segmented.cl (the networks are 0..CLSORT__NETWORKS-1). */
+#define CLSORT__NET_SEGMENTED CLSORT__NETWORKS
+
 /* Returns (building and caching on first use) the program of network `net` built with these -D
  * options (clsort__build_options; $CLSORT_BUILD_OPTIONS is appended here). index_bits is
  * recorded with the program. */
@@ -13,7 +16,7 @@ int clsort__get_program(clsort_ctx *ctx, int net, int index_bits, const char *op
 int clsort__get_kernel(clsort_ctx *ctx, clsort__program *prog, const char *name, cl_kernel *out,
                        size_t *max_wg);
 void clsort__release_programs(clsort_ctx *ctx);
-/* The concatenated source of a network (common.cl + its files), malloc'ed; NULL if out of memory. */
+/* The concatenated source of a network or CLSORT__NET_SEGMENTED (common.cl + its files), malloc'ed; NULL if out of memory. */
 char *clsort__network_source(int net, size_t *len);
 
 #endif /* CLSORT_PROGRAM_H */

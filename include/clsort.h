@@ -200,6 +200,52 @@ CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
 CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count,
                                  clsort_type type, clsort_algorithm algo, unsigned flags);
 
+/* ---- Segmented sort ------------------------------------------------------------------------ */
+
+/** Sorts each segment keys[offsets[i] .. offsets[i+1]), i = 0 .. nseg-1, independently and in
+ *  place, in host memory (values, if not NULL, travel with their keys: value_size 4 or 8; NULL
+ *  values sorts keys alone). offsets holds nseg + 1 non-decreasing entries; elements outside
+ *  [offsets[0], offsets[nseg]) are not touched, and neither are keys or values when the total is
+ *  below 2. Empty and one-key segments are fine; nseg == 0 succeeds at once (keys, values and
+ *  offsets may then be NULL). Every key type, the order of clsort_sort, and the flags
+ *  CLSORT_DESCENDING, CLSORT_STABLE (pairs: keys that compare equal keep their input order
+ *  within their segment) and CLSORT_NO_HOST_FALLBACK. Blocks until done.
+ *  Segments of up to 32 keys are sorted by one work-item each, those up to a tile (up to 4096
+ *  keys) by one work-group each, all in one set of launches; each longer segment is sorted like
+ *  clsort_sort / clsort_sort_pairs (so one segment covering everything costs what clsort_sort
+ *  does). AUTO uses bitonic up to the tile and resolves by size above it; an explicit network is
+ *  used for every segment, so the memory accesses depend only on the segment lengths
+ *  (docs/security.md). The host fallback is used only when the whole total is at most
+ *  clsort_get_host_fallback_max's size.
+ *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, a bad type, algorithm, flag or
+ *  value_size, NULL offsets with nseg > 0, NULL keys (or values) with a total above 0, or offsets
+ *  that decrease anywhere: all refused before anything is touched; CLSORT_ERR_UNSUPPORTED for f64
+ *  without fp64 or nseg >= 2^32 - 17; CLSORT_ERR_OUT_OF_MEMORY, CLSORT_ERR_BUILD or
+ *  CLSORT_ERR_OPENCL otherwise. After such a failure each segment is either sorted or as it was. */
+CLSORT_API int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                    const uint64_t *offsets, size_t nseg, clsort_type type,
+                                    clsort_algorithm algo, unsigned flags);
+
+/** The same on the caller's buffers: keys (and values, unless NULL) and offsets, a buffer of at
+ *  least nseg + 1 cl_ulong. Enqueued on the context's queue after the events in `wait` (num_wait
+ *  of them), returning without blocking, like clsort_sort_buffer; `done` (if not NULL) receives
+ *  an event that completes with the sort (release it with clReleaseEvent). CLSORT_STABLE works
+ *  here too. The offsets live on the device and are not checked by the host, so the contract is
+ *  safety: the kernels never read or write keys or values outside [offsets[0], offsets[nseg])
+ *  clamped to the buffers' sizes (in elements; the smaller of the keys and values buffers), every
+ *  segment bound is clamped to that range, and a segment whose end is below its start is empty.
+ *  With non-decreasing offsets inside the buffers the result is that of clsort_sort_segments.
+ *  Segments above the tile are sorted by one work-group each in global memory, which is slower
+ *  than clsort_sort_buffer for one large array. The host fallback is never used.
+ *  Errors as clsort_sort_segments, plus CLSORT_ERR_INVALID_ARG for a bad wait list or an offsets
+ *  buffer smaller than nseg + 1 entries, and CLSORT_ERR_UNSUPPORTED for buffers of more than 2^31
+ *  keys. */
+CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values,
+                                           size_t value_size, cl_mem offsets, size_t nseg,
+                                           clsort_type type, clsort_algorithm algo,
+                                           unsigned flags, cl_uint num_wait, const cl_event *wait,
+                                           cl_event *done);
+
 /* ---- Pinned host memory ------------------------------------------------------------------- */
 /* How host arrays travel (docs/design.md, "Host arrays"): every host-array sort (clsort_sort,
  * clsort_sort_pairs, clsort_sort_batch) enqueues its transfers and launches on the context's one

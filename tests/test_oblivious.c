@@ -5,7 +5,10 @@
  * this test captures that trace (stderr redirected to a file), drops the times, and compares the
  * sequences across random, sorted, reversed, all-equal and few-distinct inputs, ascending and
  * descending. To show the comparison can fail, the sequences must differ between networks and
- * between sizes. CLSORT_NO_HOST_FALLBACK keeps every sort on the device. */
+ * between sizes. CLSORT_NO_HOST_FALLBACK keeps every sort on the device.
+ * The segmented sort (clsort_sort_segments) is checked the same way: for fixed segment lengths
+ * (tiny, tile-sized and larger segments) its launches are the same for every input, and they
+ * differ when the lengths differ. */
 #include "test_util.h"
 
 #include <unistd.h>
@@ -14,6 +17,9 @@ static char trace_path[256];
 
 /* Sorts keys with stderr going to trace_path; returns the launch lines without their times,
  * one per line, malloc'ed (NULL on failure). */
+static const uint64_t *seg_off; /* when set, launch_trace sorts these segments of keys */
+static size_t seg_n;
+
 static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
                           clsort_algorithm algo, unsigned flags, int *rc)
 {
@@ -23,7 +29,11 @@ static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type typ
     if (saved < 0 || !f)
         t_bail("cannot redirect stderr to %s", trace_path);
     dup2(fileno(f), 2);
-    *rc = clsort_sort(ctx, keys, n, type, algo, flags | CLSORT_NO_HOST_FALLBACK);
+    if (seg_off)
+        *rc = clsort_sort_segments(ctx, keys, NULL, 0, seg_off, seg_n, type, algo,
+                                   flags | CLSORT_NO_HOST_FALLBACK);
+    else
+        *rc = clsort_sort(ctx, keys, n, type, algo, flags | CLSORT_NO_HOST_FALLBACK);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -147,6 +157,65 @@ int main(void)
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b)
             free(first_of[a][b]);
+
+    /* Segmented: two length patterns over the same total, every explicit network. */
+    enum { NSEG = 40 };
+    uint64_t offs[2][NSEG + 1];
+    for (int p = 0; p < 2; ++p) {
+        offs[p][0] = 3; /* a few keys before the first segment stay out */
+        for (int i = 0; i < NSEG; ++i) {
+            static const unsigned lens[2][8] = {{0, 1, 2, 5, 17, 32, 100, 700},
+                                                {3, 9, 33, 64, 1, 0, 300, 501}};
+            const uint64_t len = i == NSEG / 2 ? 5000 : lens[p][i % 8];
+            offs[p][i + 1] = offs[p][i] + len;
+        }
+    }
+    char *seg_first[3][2] = {{NULL}};
+    for (size_t ni = 0; ni < sizeof nets / sizeof *nets; ++ni)
+        for (int p = 0; p < 2; ++p) {
+            const clsort_type type = CLSORT_F32;
+            seg_off = offs[p];
+            seg_n = NSEG;
+            const size_t n = offs[p][NSEG] + 3;
+            void *keys = t_xmalloc(n * t_size(type));
+            char *ref = NULL;
+            int same = 1, rc_all = CLSORT_OK;
+            const char *differs = "";
+            for (size_t di = 0; di < sizeof dists / sizeof *dists; ++di)
+                for (unsigned desc = 0; desc < 2; ++desc) {
+                    t_rng r = t_rng_for(n, di, ni + 10, desc);
+                    t_fill(type, dists[di], keys, n, &r);
+                    int rc;
+                    char *tr = launch_trace(ctx, keys, n, type, nets[ni],
+                                            desc ? CLSORT_DESCENDING : 0, &rc);
+                    if (rc != CLSORT_OK)
+                        rc_all = rc;
+                    if (!ref) {
+                        ref = tr;
+                    } else {
+                        if (strcmp(ref, tr) != 0 && same) {
+                            same = 0;
+                            differs = t_dist_name(dists[di]);
+                        }
+                        free(tr);
+                    }
+                }
+            t_ok(rc_all == CLSORT_OK && ref && count_lines(ref) > 0,
+                 "segments (pattern %d) %s: 12 sorts, %u launches traced", p,
+                 t_algo_name(nets[ni]), ref ? count_lines(ref) : 0);
+            if (!t_ok(same, "... identical launch sequence for every input and direction"))
+                t_diag("first difference with the %s input", differs);
+            seg_first[ni][p] = ref;
+            free(keys);
+        }
+    seg_off = NULL;
+    t_ok(seg_first[0][0] && seg_first[0][1] && strcmp(seg_first[0][0], seg_first[0][1]) != 0,
+         "segments: the sequences differ between length patterns (bitonic)");
+    if (seg_first[0][0])
+        t_diag("segments, bitonic, pattern 0:\n# %.600s", seg_first[0][0]);
+    for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 2; ++b)
+            free(seg_first[a][b]);
     unlink(trace_path);
     clsort_destroy(ctx);
     return t_done();

@@ -47,6 +47,12 @@ typedef struct bench_opts {
     int quiet;
     int list_devices;
     uint64_t seed;
+    int algos_given;           /* -a was given (the segmented mode defaults to auto alone) */
+    int segments;              /* --segments: the segmented mode (bench_segments.c) */
+    int seg_log;               /* keys per segmented point: 2^seg_log */
+    size_t seg_sizes[16];      /* typical segment lengths s */
+    int nseg_sizes;
+    unsigned seg_mixes;        /* bit 0 equal, 1 uniform 1..2s, 2 power-law */
 } bench_opts;
 
 /* Everything one benchmark run holds: the device, its queue, the library context, the output. */
@@ -151,6 +157,12 @@ int bench_measure_bus_bandwidth(bench_env *env);
 
 /** Benchmarks every network on one type at n = 2^lg and reports each (bench_report_result). */
 void bench_point_run(bench_env *env, const bench_type *t, int lg);
+
+/* ---- bench_segments.c: the segmented mode --------------------------------------------------------- */
+
+/** Times clsort_sort_segments for every type, network, mix and s of the options, against qsort of
+ *  each segment, checking every result; one CSV line per point on stdout (and the CSV file). */
+void bench_segments_run(bench_env *env);
 
 /* ---- bench_report.c: what clsort-bench writes ---------------------------------------------------- */
 

@@ -123,7 +123,10 @@ int main(int argc, char **argv)
                    o.transposition_max_log);
     fflush(stdout);
 
-    for (int i = 0; i < o.ntypes; i++) bench_type_run(&env, &o.types[i]);
+    if (o.segments)
+        bench_segments_run(&env);
+    else
+        for (int i = 0; i < o.ntypes; i++) bench_type_run(&env, &o.types[i]);
     bench_clear_progress(&env);
 
     if (env.failures)

@@ -30,6 +30,13 @@ static void print_usage(FILE *f)
           "      --no-cpu             skip the qsort and std::sort references\n"
           "      --host-alloc         end-to-end arrays in clsort_host_alloc (pinned) memory\n"
           "      --seed N             seed of the random data (default 1)\n"
+          "      --segments           segmented mode: time clsort_sort_segments on segments of\n"
+          "                           the sizes and mixes below against qsort of each segment\n"
+          "                           (networks default to auto alone here)\n"
+          "      --seg-log N          keys per segmented point: 2^N (default 20)\n"
+          "      --seg-sizes LIST     segment lengths s (default 16,32,64,...,4096)\n"
+          "      --seg-mixes LIST     equal,uniform,power (default all: equal lengths s, uniform\n"
+          "                           in 1..2s, power-law 2^U(0..16))\n"
           "  -l, --list-devices       list OpenCL devices and exit\n"
           "  -q, --quiet              no progress or notes on stderr\n"
           "  -h, --help               this text\n"
@@ -78,6 +85,39 @@ static int parse_types(bench_opts *o, const char *list)
     return o->ntypes > 0 ? 0 : -1;
 }
 
+static int parse_seg_sizes(bench_opts *o, const char *list)
+{
+    char buf[256];
+    if (strlen(list) >= sizeof buf) return -1;
+    strcpy(buf, list);
+    o->nseg_sizes = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int v;
+        if (o->nseg_sizes == 16 || parse_int(tok, 1, 1 << 24, &v) != 0) return -1;
+        o->seg_sizes[o->nseg_sizes++] = (size_t)v;
+    }
+    return o->nseg_sizes > 0 ? 0 : -1;
+}
+
+static int parse_seg_mixes(bench_opts *o, const char *list)
+{
+    static const char *const names[3] = {"equal", "uniform", "power"};
+    char buf[256];
+    if (strlen(list) >= sizeof buf) return -1;
+    strcpy(buf, list);
+    o->seg_mixes = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (unsigned i = 0; i < 3; i++)
+            if (strcmp(tok, names[i]) == 0) {
+                o->seg_mixes |= 1u << i;
+                found = 1;
+            }
+        if (!found) return -1;
+    }
+    return o->seg_mixes ? 0 : -1;
+}
+
 static int parse_algos(bench_opts *o, const char *list)
 {
     char buf[256];
@@ -106,6 +146,9 @@ void bench_set_defaults(bench_opts *o)
     o->seed = 1;
     parse_types(o, "u32,u64,f32,pairs32,pairs64");
     parse_algos(o, "auto,bitonic,odd-even-merge,odd-even-transposition");
+    o->seg_log = 20;
+    parse_seg_sizes(o, "16,32,64,128,256,512,1024,2048,4096");
+    o->seg_mixes = 7;
 }
 
 int bench_parse_args(int argc, char **argv, bench_opts *o)
@@ -160,6 +203,18 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
         } else if (BENCH_IS_("-a", "--algos")) {
             BENCH_VALUE_();
             if (parse_algos(o, val) != 0) goto bad;
+            o->algos_given = 1;
+        } else if (strcmp(name, "--segments") == 0) {
+            o->segments = 1;
+        } else if (strcmp(name, "--seg-log") == 0) {
+            BENCH_VALUE_();
+            if (parse_int(val, 1, 32, &o->seg_log) != 0) goto bad;
+        } else if (strcmp(name, "--seg-sizes") == 0) {
+            BENCH_VALUE_();
+            if (parse_seg_sizes(o, val) != 0) goto bad;
+        } else if (strcmp(name, "--seg-mixes") == 0) {
+            BENCH_VALUE_();
+            if (parse_seg_mixes(o, val) != 0) goto bad;
         } else if (strcmp(name, "--min-log") == 0) {
             BENCH_VALUE_();
             if (parse_int(val, 1, 40, &o->min_log) != 0) goto bad;
@@ -196,6 +251,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
     }
 #undef BENCH_IS_
 #undef BENCH_VALUE_
+    if (o->segments && !o->algos_given) parse_algos(o, "auto");
     if (o->min_log > o->max_log) {
         fprintf(stderr, "clsort-bench: --min-log %d is above --max-log %d\n", o->min_log,
                 o->max_log);

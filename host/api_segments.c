@@ -1,0 +1,337 @@
+/* api_segments.c - the public segmented sorts: argument checks, the host fallback for tiny
+ * totals, transfers of the host range, and the split of the work: segments up to the tile size
+ * go through the device passes of segments.c in one set of launches; larger ones (host variant)
+ * are each as large as a normal sort, so they take the normal path, clsort_sort(_pairs). */
+#include "hostsort.h"
+#include "run.h"
+#include "segments.h"
+#include "scratch.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
+
+static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int have_values,
+                      clsort_type type, clsort_algorithm algo, unsigned flags, size_t nseg)
+{
+    if (!clsort_type_size(type))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
+    if ((unsigned)algo > CLSORT_ODD_EVEN_TRANSPOSITION)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid algorithm %d", fn,
+                            (int)algo);
+    if (flags & ~KNOWN_FLAGS)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
+                            flags & ~KNOWN_FLAGS);
+    if (have_values && value_size != 4 && value_size != 8)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 4 or 8", fn,
+                            value_size);
+    /* The device list numbers segments with 32-bit indices after 16 counters. */
+    if ((uint64_t)nseg >= ((uint64_t)1 << 32) - CLSORT__SEG_META)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED, "%s: nseg = %zu segments (at most 2^32 - 17)",
+                            fn, nseg);
+    if (type == CLSORT_F64 && !ctx->dev.fp64)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
+                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
+                            ctx->dev.name);
+    return CLSORT_OK;
+}
+
+static void reset_stats(clsort_ctx *ctx)
+{
+    if (ctx->stat_first)
+        clReleaseEvent(ctx->stat_first);
+    if (ctx->stat_last)
+        clReleaseEvent(ctx->stat_last);
+    ctx->stat_first = ctx->stat_last = NULL;
+    memset(&ctx->stats, 0, sizeof ctx->stats);
+}
+
+/* AUTO inside the segmented passes: bitonic, the fastest of the three at every tile size
+ * measured (docs/perf.md); larger segments resolve AUTO by their own size on the normal path. */
+static clsort_algorithm seg_algo(clsort_algorithm algo)
+{
+    return algo == CLSORT_AUTO ? CLSORT_BITONIC : algo;
+}
+
+/* Uploads [off[0], off[nseg]) and sorts its segments of 2..tile keys on the device, blocking;
+ * writes the range back only when every launch succeeded. */
+static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *values,
+                        size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type,
+                        clsort_algorithm algo, unsigned flags, uint64_t ntiny, uint64_t ngroup,
+                        uint64_t large_max)
+{
+    int rc = CLSORT_OK;
+    const size_t ks = clsort_type_size(type);
+    const uint64_t base = offsets[0], total = offsets[nseg] - base;
+    uint64_t *rel = malloc((nseg + 1) * sizeof *rel);
+    if (!rel)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "out of host memory (segment offsets)");
+    for (size_t i = 0; i <= nseg; ++i)
+        rel[i] = offsets[i] - base;
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, total * ks));
+    if (values)
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, total * value_size));
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 3, (nseg + 1) * sizeof *rel));
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_FALSE, 0, total * ks,
+                                      keys + base * ks, 0, NULL, NULL);
+    CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "keys");
+    if (values) {
+        err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[1], CL_FALSE, 0, total * value_size,
+                                   values + base * value_size, 0, NULL, NULL);
+        CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "values");
+    }
+    err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[3], CL_FALSE, 0, (nseg + 1) * sizeof *rel,
+                               rel, 0, NULL, NULL);
+    CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "offsets");
+    clsort__seg_job job;
+    memset(&job, 0, sizeof job);
+    job.type = type;
+    job.value_size = values ? value_size : 0;
+    job.algo = seg_algo(algo);
+    job.flags = flags;
+    job.keys = ctx->scratch[0];
+    job.vals = values ? ctx->scratch[1] : NULL;
+    job.offsets = ctx->scratch[3];
+    job.nseg = nseg;
+    job.cap = total;
+    job.skip_large = 1;
+    job.large_max = large_max;
+    job.tiny_items = ntiny;
+    job.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
+    job.meta_slot = 2;
+    job.gpos_slot = 2; /* unused: large segments are not sorted here */
+    CLSORT__CHECK(clsort__seg_enqueue(ctx, &job));
+    err = clFinish(ctx->queue);
+    CLSORT__CL_CHECK(ctx, err, "clFinish", "segmented sort kernels");
+    err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, total * ks,
+                              keys + base * ks, 0, NULL, NULL);
+    CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "keys");
+    if (values) {
+        err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[1], CL_TRUE, 0, total * value_size,
+                                  values + base * value_size, 0, NULL, NULL);
+        CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "values");
+    }
+    free(rel);
+    return CLSORT_OK;
+fail:
+    clFinish(ctx->queue);
+    free(rel);
+    return rc;
+}
+
+/* Everything of the host variant that runs under the context's lock: checks, the host fallback
+ * and the segments up to clsort__seg_large_max. *large_out receives that length when longer
+ * remain for the caller, else 0. */
+static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                           const uint64_t *offsets, size_t nseg, clsort_type type,
+                           clsort_algorithm algo, unsigned flags, unsigned *large_out)
+{
+    static const char fn[] = "clsort_sort_segments";
+    *large_out = 0;
+    int rc = check_args(ctx, fn, value_size, values != NULL, type, algo, flags, nseg);
+    if (rc)
+        return rc;
+    if (nseg > 0 && !offsets)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets is NULL with nseg = %zu",
+                            fn, nseg);
+    if (nseg == 0)
+        return CLSORT_OK;
+    for (size_t i = 0; i < nseg; ++i)
+        if (offsets[i + 1] < offsets[i])
+            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                                "%s: offsets decrease at %zu (%llu > %llu)", fn, i + 1,
+                                (unsigned long long)offsets[i],
+                                (unsigned long long)offsets[i + 1]);
+    const uint64_t total = offsets[nseg] - offsets[0];
+    if (total > 0 && !keys)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL", fn);
+    if (total > 0 && value_size && !values)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL", fn);
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    if (total > SIZE_MAX / (ks + vs) / 2 || offsets[nseg] > SIZE_MAX / (ks + vs))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
+                            fn, (unsigned long long)offsets[nseg]);
+    if (!values)
+        flags &= ~CLSORT_STABLE; /* keys that compare equal have identical bits */
+    unsigned char *k = keys, *v = values;
+    if (!(flags & CLSORT_NO_HOST_FALLBACK) && total <= ctx->host_fallback_max) {
+        /* A tiny total: the host sort (stable) per segment beats any launch. */
+        for (size_t i = 0; i < nseg && rc == CLSORT_OK; ++i)
+            if (offsets[i + 1] - offsets[i] > 1)
+                rc = clsort__host_sort(k + offsets[i] * ks, v ? v + offsets[i] * vs : NULL, vs,
+                                       offsets[i + 1] - offsets[i], type, flags);
+        ctx->stats.host_fallback = 1;
+        ctx->stats.algorithm = seg_algo(algo);
+        return rc;
+    }
+    const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
+    const unsigned tiny = clsort__seg_tiny(ctx);
+    const uint64_t large_max = clsort__seg_large_max(ctx, tile, (flags & CLSORT_STABLE) != 0);
+    uint64_t ntiny = 0, ngroup = 0, nlarge = 0;
+    for (size_t i = 0; i < nseg; ++i) {
+        const uint64_t len = offsets[i + 1] - offsets[i];
+        ntiny += len >= 2 && len <= tiny;
+        ngroup += len > tiny && len <= large_max;
+        nlarge += len > large_max;
+    }
+    if (ntiny || ngroup)
+        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, ntiny, ngroup,
+                          large_max);
+    if (rc == CLSORT_OK && nlarge)
+        *large_out = (unsigned)large_max;
+    return rc;
+}
+
+int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                         const uint64_t *offsets, size_t nseg, clsort_type type,
+                         clsort_algorithm algo, unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    const uint64_t t0 = clsort__now_ns();
+    pthread_mutex_lock(&ctx->lock);
+    reset_stats(ctx);
+    unsigned tile = 0;
+    int rc = segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo, flags,
+                             &tile);
+    clsort_stats sum = ctx->stats;
+    if (ctx->stat_last) {
+        clWaitForEvents(1, &ctx->stat_last);
+        sum.device_ns = clsort__event_span_ns(ctx->stat_first, ctx->stat_last);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (rc != CLSORT_OK || !tile) {
+        if (rc == CLSORT_OK || ctx->stats.launches) {
+            pthread_mutex_lock(&ctx->lock);
+            ctx->stats.total_ns = clsort__now_ns() - t0;
+            pthread_mutex_unlock(&ctx->lock);
+        }
+        return rc;
+    }
+    /* Segments above the tile: each is a sort of its own, as fast as clsort_sort makes it (one
+     * segment covering everything is exactly clsort_sort). The public calls take the lock. */
+    const size_t ks = clsort_type_size(type);
+    unsigned char *k = keys, *v = values;
+    for (size_t i = 0; i < nseg && rc == CLSORT_OK; ++i) {
+        const uint64_t len = offsets[i + 1] - offsets[i];
+        if (len <= tile)
+            continue;
+        rc = v ? clsort_sort_pairs(ctx, k + offsets[i] * ks, v + offsets[i] * value_size,
+                                   value_size, len, type, algo, flags)
+               : clsort_sort(ctx, k + offsets[i] * ks, len, type, algo,
+                             flags & ~CLSORT_STABLE);
+        clsort_stats one;
+        if (rc == CLSORT_OK && clsort_get_stats(ctx, &one) == CLSORT_OK) {
+            sum.launches += one.launches;
+            sum.global_passes += one.global_passes;
+            sum.device_ns += one.device_ns;
+            sum.host_fallback |= one.host_fallback;
+        }
+    }
+    pthread_mutex_lock(&ctx->lock);
+    if (rc == CLSORT_OK) {
+        reset_stats(ctx);
+        ctx->stats = sum;
+        ctx->stats.algorithm = seg_algo(algo);
+    }
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                  cl_mem offsets, size_t nseg, clsort_type type,
+                                  clsort_algorithm algo, unsigned flags, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *done)
+{
+    static const char fn[] = "clsort_sort_segments_buffer";
+    int rc = check_args(ctx, fn, value_size, values != NULL, type, algo, flags, nseg);
+    if (rc)
+        return rc;
+    if ((num_wait && !wait) || (!num_wait && wait))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: bad wait list", fn);
+    if (nseg > 0 && (!keys || !offsets))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys or offsets is NULL", fn);
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    size_t have = 0;
+    uint64_t cap = 0;
+    if (nseg > 0) {
+        if (clGetMemObjectInfo(offsets, CL_MEM_SIZE, sizeof have, &have, NULL) != CL_SUCCESS ||
+            have / sizeof(cl_ulong) < (uint64_t)nseg + 1)
+            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                                "%s: offsets buffer holds fewer than nseg + 1 = %zu entries", fn,
+                                nseg + 1);
+        if (clGetMemObjectInfo(keys, CL_MEM_SIZE, sizeof have, &have, NULL) != CL_SUCCESS)
+            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is not a buffer", fn);
+        cap = have / ks;
+        if (values) {
+            if (clGetMemObjectInfo(values, CL_MEM_SIZE, sizeof have, &have, NULL) != CL_SUCCESS)
+                return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is not a buffer",
+                                    fn);
+            if (have / vs < cap)
+                cap = have / vs;
+        }
+        /* Segment slots in the kernels are 32-bit. */
+        if (cap > ((uint64_t)1 << 31))
+            return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
+                                "%s: buffers of more than 2^31 keys (use clsort_sort_buffer for "
+                                "one large array)",
+                                fn);
+    }
+    if (!values)
+        flags &= ~CLSORT_STABLE;
+    if (nseg == 0) {
+        /* Nothing to sort: still honour the wait list and hand back an event. */
+        if (num_wait || done) {
+            cl_event ev = NULL;
+            const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait, &ev);
+            if (err != CL_SUCCESS)
+                return clsort__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList", "");
+            if (done)
+                *done = ev;
+            else
+                clReleaseEvent(ev);
+        }
+        return CLSORT_OK;
+    }
+    clsort__seg_job job;
+    memset(&job, 0, sizeof job);
+    job.type = type;
+    job.value_size = vs;
+    job.algo = seg_algo(algo);
+    job.flags = flags;
+    job.keys = keys;
+    job.vals = values;
+    job.offsets = offsets;
+    job.nseg = nseg;
+    job.cap = cap;
+    job.tiny_items = nseg;
+    job.groups = clsort__seg_default_groups(ctx, nseg);
+    job.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
+    job.gpos_slot = 2;
+    job.num_wait = num_wait;
+    job.wait = wait;
+    job.done = done;
+    return clsort__seg_enqueue(ctx, &job);
+}
+
+int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                cl_mem offsets, size_t nseg, clsort_type type,
+                                clsort_algorithm algo, unsigned flags, cl_uint num_wait,
+                                const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    const uint64_t t0 = clsort__now_ns();
+    pthread_mutex_lock(&ctx->lock);
+    reset_stats(ctx);
+    const int rc = segments_buffer_locked(ctx, keys, values, value_size, offsets, nseg, type,
+                                          algo, flags, num_wait, wait, done);
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}

@@ -1,0 +1,383 @@
+/* segmented.cl - segmented sort: many independent segments keys[off[i] .. off[i+1]) of any
+ * lengths, sorted in one set of launches (clsort_sort_segments; docs/kernels.md, "Segmented").
+ *
+ * Passes (one launch each, enqueued by host/segments.c):
+ *   seg_count       one work-item per segment: counts the segments of each length bin
+ *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
+ *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
+ *                   registers, padded to 4, 8, ..., SEG_TINY slots with virtual keys
+ *   seg_sort_group  one work-group per longer segment: in local memory up to
+ *                   SEG_TILE keys, else in global memory with work-group barriers
+ * Every bound comes from the offsets clamped to [off[0], min(off[nseg], cap)), where cap is the
+ * number of elements the buffers hold, and a segment whose end is below its start is empty: no
+ * offsets, however wrong, make a kernel touch memory outside that range.
+ *
+ * Every comparator puts the minimum at the lower position, so a virtual key (all ones in order
+ * space, common.cl) never moves and comparators whose upper slot is virtual may be skipped. The
+ * comparators run depend only on the segment lengths, never on key values. */
+#ifndef CLSORT_SEGMENTED_CL
+#define CLSORT_SEGMENTED_CL
+#ifndef CLSORT_COMMON_CL
+#include "common.cl"
+#endif
+
+#ifndef SEG_NET
+#define SEG_NET 0            /* 0 bitonic, 1 odd-even merge, 2 odd-even transposition */
+#endif
+#ifndef SEG_TILE
+#define SEG_TILE 1024        /* keys of one segment sorted in local memory; power of two */
+#endif
+#ifndef SEG_WG
+#define SEG_WG 128           /* work-items per group in seg_sort_group; power of two */
+#endif
+#ifndef SEG_STABLE
+#define SEG_STABLE 0         /* 1: equal keys keep their input order (pairs) */
+#endif
+#ifndef SEG_TINY_LOG
+#define SEG_TINY_LOG 5       /* log2 of the longest segment sorted by one work-item: 5..7 */
+#endif
+#define SEG_TINY (1u << SEG_TINY_LOG)
+/* Bins: tiny ones for up to 4, 8, ..., SEG_TINY keys, then group (up to SEG_TILE), then large;
+ * the meta buffer holds SEG_META counters (8 counts, then 8 scatter cursors) and then the list
+ * of segment indices. */
+#define SEG_TINY_BINS (SEG_TINY_LOG - 1)
+#define SEG_GROUP_BIN SEG_TINY_BINS
+#define SEG_BINS (SEG_TINY_BINS + 2)
+#define SEG_META 16
+
+/* The clamped bounds of segment i; returns its length (0 for an empty or inverted segment). */
+inline ulong seg_bounds(__global const ulong *off, const ulong nseg, const ulong cap,
+                        const ulong i, ulong *start)
+{
+    const ulong lo = off[0], hi = min(off[nseg], cap);
+    const ulong s = clamp(off[i], lo, max(lo, hi)), e = clamp(off[i + 1], lo, max(lo, hi));
+    *start = s;
+    return e > s ? e - s : 0;
+}
+
+inline int seg_bin(const ulong len)
+{
+    if (len < 2)
+        return -1;
+    if (len > SEG_TINY)
+        return len <= SEG_TILE ? SEG_GROUP_BIN : SEG_GROUP_BIN + 1;
+    int b = 0;
+    while ((4ul << b) < len)
+        ++b;
+    return b;
+}
+
+__kernel void seg_count(__global const ulong *off, const ulong nseg, const ulong cap,
+                        __global uint *meta)
+{
+    const ulong i = get_global_id(0);
+    if (i >= nseg)
+        return;
+    ulong s;
+    const int b = seg_bin(seg_bounds(off, nseg, cap, i, &s));
+    if (b >= 0)
+        atomic_inc(&meta[b]);
+}
+
+/* The order inside a bin follows the atomics; it changes which work-item sorts which segment,
+ * never what is sorted. */
+__kernel void seg_scatter(__global const ulong *off, const ulong nseg, const ulong cap,
+                          __global uint *meta)
+{
+    const ulong i = get_global_id(0);
+    if (i >= nseg)
+        return;
+    ulong s;
+    const int b = seg_bin(seg_bounds(off, nseg, cap, i, &s));
+    if (b < 0)
+        return;
+    uint base = 0;
+    for (int j = 0; j < b; ++j)
+        base += meta[j];
+    meta[SEG_META + base + atomic_inc(&meta[8 + b])] = (uint)i;
+}
+
+/* ---- Compare-exchange with the stable tiebreak --------------------------------------------
+ * SWAPS(ka, kb, pa, pb): whether slots holding (ka, pa) < (kb, pb) by position must trade. With
+ * SEG_STABLE the in-segment position breaks ties, so equal keys keep their input order; virtual
+ * slots have positions past every real one. */
+#if SEG_STABLE
+#define SWAPS(ka, kb, pa, pb) ((ka) > (kb) || ((ka) == (kb) && (pa) > (pb)))
+#else
+#define SWAPS(ka, kb, pa, pb) ((ka) > (kb))
+#endif
+
+/* Exchanges slots a < b of arrays K, V, Q (keys, values, positions) when SWAPS says so. */
+#define SEG_CMPX(K, V, Q, a, b)                                                         \
+    do {                                                                                \
+        const key_type ka_ = K[a], kb_ = K[b];                                          \
+        const uint pa_ = SEG_POS(Q, a), pb_ = SEG_POS(Q, b);                            \
+        const bool sw_ = SWAPS(ka_, kb_, pa_, pb_);                                     \
+        K[a] = sw_ ? kb_ : ka_;                                                         \
+        K[b] = sw_ ? ka_ : kb_;                                                         \
+        SEG_SWAP_VAL(V, a, b, sw_);                                                     \
+        SEG_SWAP_POS(Q, a, b, sw_, pa_, pb_);                                           \
+    } while (0)
+#if VAL_BYTES
+#define SEG_SWAP_VAL(V, a, b, sw)                                                       \
+    do {                                                                                \
+        const val_type va_ = V[a], vb_ = V[b];                                          \
+        V[a] = (sw) ? vb_ : va_;                                                        \
+        V[b] = (sw) ? va_ : vb_;                                                        \
+    } while (0)
+#else
+#define SEG_SWAP_VAL(V, a, b, sw) (void)0
+#endif
+#if SEG_STABLE
+#define SEG_POS(Q, a) ((uint)Q[a])
+#define SEG_SWAP_POS(Q, a, b, sw, pa, pb)                                               \
+    do {                                                                                \
+        Q[a] = (sw) ? (pb) : (pa);                                                      \
+        Q[b] = (sw) ? (pa) : (pb);                                                      \
+    } while (0)
+#else
+#define SEG_POS(Q, a) 0u
+#define SEG_SWAP_POS(Q, a, b, sw, pa, pb) (void)0
+#endif
+
+/* ---- The networks, as levels of comparators (a, b), a < b ---------------------------------
+ * SEG_LEVELS(P, C0, CSTEP, OP, SYNC) runs the network on P (a power of two) slots: in each level
+ * comparator c = C0, C0 + CSTEP, ... < P/2 calls OP(a, b); SYNC runs after each level.
+ * Bitonic: the flip form of bitonic.cl (mirror first, then half-cleaners). Odd-even merge:
+ * Batcher's, numbered as in oddeven_merge.cl. Odd-even transposition: P rounds of neighbour
+ * pairs in registers (seg_sort_tiny); in work-groups it uses the bitonic levels, as the library's
+ * transposition network does inside its tiles' merges (docs/kernels.md). */
+#define SEG_BITONIC_LEVELS(P, C0, CSTEP, OP, SYNC)                                      \
+    for (uint sz_ = 2; sz_ <= (P); sz_ <<= 1)                                           \
+        for (uint st_ = sz_ >> 1; st_ > 0; st_ >>= 1) {                                 \
+            for (uint c_ = (C0); c_ < (P) / 2; c_ += (CSTEP)) {                         \
+                const uint a_ = ((c_ & ~(st_ - 1)) << 1) | (c_ & (st_ - 1));            \
+                const uint b_ = st_ == sz_ >> 1 ? a_ ^ (sz_ - 1) : a_ + st_;            \
+                OP(a_, b_);                                                             \
+            }                                                                           \
+            SYNC;                                                                       \
+        }
+#define SEG_OEM_LEVELS(P, C0, CSTEP, OP, SYNC)                                          \
+    for (uint sz_ = 2; sz_ <= (P); sz_ <<= 1)                                           \
+        for (uint st_ = sz_ >> 1; st_ > 0; st_ >>= 1) {                                 \
+            for (uint c_ = (C0); c_ < (P) / 2; c_ += (CSTEP)) {                         \
+                const uint pos_ = 2 * c_ - (c_ & (st_ - 1));                            \
+                if (st_ == sz_ >> 1)                                                    \
+                    OP(pos_, pos_ + st_);                                               \
+                else if ((c_ & ((sz_ >> 1) - 1)) >= st_)                                \
+                    OP(pos_ - st_, pos_);                                               \
+            }                                                                           \
+            SYNC;                                                                       \
+        }
+#define SEG_OET_ROUNDS(P, OP)                                                           \
+    for (uint r_ = 0; r_ < (P); ++r_)                                                   \
+        for (uint a_ = r_ & 1; a_ + 1 < (P); a_ += 2)                                   \
+            OP(a_, a_ + 1);
+
+#if SEG_NET == 1
+#define SEG_GROUP_LEVELS SEG_OEM_LEVELS
+#else
+#define SEG_GROUP_LEVELS SEG_BITONIC_LEVELS
+#endif
+
+/* ---- seg_sort_tiny: one work-item, one segment of 2..SEG_TINY keys, in registers --------- */
+#define TINY_OP(a, b) SEG_CMPX(k, v, q, a, b)
+#define NO_SYNC (void)0
+
+/* Sorts the len (2..P) keys at keys[0..len) padded to P slots; P is a literal, so the loops
+ * unroll and the arrays stay in registers. Loads and stores depend only on len. */
+inline void tiny_sort(__global key_type *keys VALS_PARAM, const uint len, const uint xf,
+                      const uint P)
+{
+    key_type k[SEG_TINY];
+#if VAL_BYTES
+    val_type v[SEG_TINY];
+#endif
+#if SEG_STABLE
+    uint q[SEG_TINY];
+#endif
+    _Pragma("unroll") for (uint m = 0; m < P; ++m) {
+        k[m] = m < len ? to_order(keys[m], xf) : KEY_VIRTUAL;
+#if VAL_BYTES
+        v[m] = m < len ? vals[m] : 0;
+#endif
+#if SEG_STABLE
+        q[m] = m;
+#endif
+    }
+#if SEG_NET == 2
+    SEG_OET_ROUNDS(P, TINY_OP)
+#elif SEG_NET == 1
+    SEG_OEM_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
+#else
+    SEG_BITONIC_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
+#endif
+    _Pragma("unroll") for (uint m = 0; m < P; ++m) {
+        if (m < len) {
+            keys[m] = from_order(k[m], xf);
+#if VAL_BYTES
+            vals[m] = v[m];
+#endif
+        }
+    }
+}
+
+__kernel void seg_sort_tiny(__global key_type *restrict keys VALS_PARAM,
+                            __global const ulong *off, const ulong nseg, const ulong cap,
+                            __global const uint *meta, const uint xf)
+{
+    uint count = 0;
+    for (int b = 0; b < SEG_TINY_BINS; ++b)
+        count += meta[b];
+    const uint g = get_global_id(0);
+    if (g >= count)
+        return;
+    ulong s;
+    const uint len = (uint)seg_bounds(off, nseg, cap, meta[SEG_META + g], &s);
+#if VAL_BYTES
+#define TINY_ARGS keys + s, vals + s, len, xf
+#else
+#define TINY_ARGS keys + s, len, xf
+#endif
+    if (len <= 4)
+        tiny_sort(TINY_ARGS, 4);
+    else if (len <= 8)
+        tiny_sort(TINY_ARGS, 8);
+    else if (len <= 16)
+        tiny_sort(TINY_ARGS, 16);
+#if SEG_TINY_LOG == 5
+    else
+        tiny_sort(TINY_ARGS, 32);
+#else
+    else if (len <= 32)
+        tiny_sort(TINY_ARGS, 32);
+#if SEG_TINY_LOG == 6
+    else
+        tiny_sort(TINY_ARGS, 64);
+#else
+    else if (len <= 64)
+        tiny_sort(TINY_ARGS, 64);
+    else
+        tiny_sort(TINY_ARGS, 128);
+#endif
+#endif
+#undef TINY_ARGS
+}
+
+/* ---- seg_sort_group: one work-group per segment of more than SEG_TINY keys ---------------- */
+/* Comparators whose upper slot b is virtual (b >= len) would not swap: skip them. */
+#define LOCAL_OP(a, b)                                                                  \
+    do {                                                                                \
+        if ((b) < len)                                                                  \
+            SEG_CMPX(lk, lv, lq, a, b);                                                 \
+    } while (0)
+#define GLOBAL_OP(a, b)                                                                 \
+    do {                                                                                \
+        if ((b) < len)                                                                  \
+            global_seg_cmpx(gk, GV_ARG gq, a, b, xf);                                   \
+    } while (0)
+
+#if VAL_BYTES
+#define GV_ARG gv,
+#define GV_PARAM __global val_type *gv,
+#else
+#define GV_ARG
+#define GV_PARAM
+#endif
+
+/* One compare-exchange of a large segment in global memory (keys in memory order). */
+inline void global_seg_cmpx(__global key_type *gk, GV_PARAM __global uint *gq, const uint a,
+                            const uint b, const uint xf)
+{
+    const key_type ka = to_order(gk[a], xf), kb = to_order(gk[b], xf);
+#if SEG_STABLE
+    const uint pa = gq[a], pb = gq[b];
+#else
+    const uint pa = 0, pb = 0;
+#endif
+    if (SWAPS(ka, kb, pa, pb)) {
+        gk[a] = from_order(kb, xf);
+        gk[b] = from_order(ka, xf);
+#if VAL_BYTES
+        const val_type t = gv[a];
+        gv[a] = gv[b];
+        gv[b] = t;
+#endif
+#if SEG_STABLE
+        gq[a] = pb;
+        gq[b] = pa;
+#endif
+    }
+}
+
+/* Sorts the segments of bins [bin_first, bin_last] of the list that hold at most max_len keys;
+ * group g takes entries g, g + groups, ... so that any number of groups covers the bins. gpos (SEG_STABLE, large
+ * segments) holds one position per key of the buffers; otherwise it is not touched. */
+__kernel __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
+void seg_sort_group(__global key_type *restrict keys VALS_PARAM, __global const ulong *off,
+                    const ulong nseg, const ulong cap, __global const uint *meta, const uint xf,
+                    const uint bin_first, const uint bin_last, __global uint *gpos,
+                    const ulong max_len)
+{
+    __local key_type lk[SEG_TILE];
+#if VAL_BYTES
+    __local val_type lv[SEG_TILE];
+#endif
+#if SEG_STABLE
+    __local ushort lq[SEG_TILE];
+#endif
+    uint first = 0, last = 0;
+    for (uint b = 0; b < SEG_BINS; ++b) {
+        if (b < bin_first)
+            first += meta[b];
+        if (b <= bin_last)
+            last += meta[b];
+    }
+    const uint t = get_local_id(0);
+    for (uint e = first + get_group_id(0); e < last; e += get_num_groups(0)) {
+        ulong s;
+        const ulong len64 = seg_bounds(off, nseg, cap, meta[SEG_META + e], &s);
+        if (len64 > max_len)
+            continue; /* sorted elsewhere (host variant); max_len <= 2^31 keeps uint slots */
+        const uint len = (uint)len64;
+        uint P = 2;
+        while (P < len)
+            P <<= 1;
+        if (len <= SEG_TILE) {
+            for (uint m = t; m < P; m += SEG_WG) {
+                lk[m] = m < len ? to_order(keys[s + m], xf) : KEY_VIRTUAL;
+#if VAL_BYTES
+                lv[m] = m < len ? vals[s + m] : 0;
+#endif
+#if SEG_STABLE
+                lq[m] = (ushort)m;
+#endif
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            SEG_GROUP_LEVELS(P, t, SEG_WG, LOCAL_OP, barrier(CLK_LOCAL_MEM_FENCE))
+            for (uint m = t; m < len; m += SEG_WG) {
+                keys[s + m] = from_order(lk[m], xf);
+#if VAL_BYTES
+                vals[s + m] = lv[m];
+#endif
+            }
+            barrier(CLK_LOCAL_MEM_FENCE); /* the next segment reuses the local arrays */
+        } else {
+            /* Larger than a tile: the same levels in global memory. A segment of 2^32 keys or
+             * more would overflow the uint slots; the host sends those elsewhere. */
+            __global key_type *gk = keys + s;
+#if VAL_BYTES
+            __global val_type *gv = vals + s;
+#endif
+            __global uint *gq = gpos + s;
+#if SEG_STABLE
+            for (uint m = t; m < len; m += SEG_WG)
+                gq[m] = m;
+            barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
+            SEG_GROUP_LEVELS(P, t, SEG_WG, GLOBAL_OP, barrier(CLK_GLOBAL_MEM_FENCE))
+        }
+    }
+}
+
+#endif /* CLSORT_SEGMENTED_CL */

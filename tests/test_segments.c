@@ -1,0 +1,401 @@
+/* test_segments.c - clsort_sort_segments and clsort_sort_segments_buffer against a per-segment
+ * qsort reference: length mixes (random, equal, empty, one-key, huge, adversarial around the
+ * bins' edges), all six types, both directions, keys alone and pairs with 4- and 8-byte values,
+ * CLSORT_STABLE, every network, nseg == 0; decreasing offsets refused with the data untouched;
+ * canaries around [offsets[0], offsets[nseg]); the buffer variant with garbage offsets never
+ * touching outside the clamped range. CLSORT_TEST_LEVEL=0 runs a smaller set. */
+#include "test_util.h"
+
+/* Reference element: the key's order value (descending: complemented), its input index. */
+typedef struct ref_el {
+    uint64_t ord, idx;
+} ref_el;
+
+static int cmp_el(const void *a, const void *b)
+{
+    const ref_el *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static uint64_t get_val(const unsigned char *v, size_t vs, size_t i)
+{
+    if (vs == 4) {
+        uint32_t x;
+        memcpy(&x, v + 4 * i, 4);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, v + 8 * i, 8);
+    return x;
+}
+
+static void set_val(unsigned char *v, size_t vs, size_t i, uint64_t x)
+{
+    if (vs == 4) {
+        const uint32_t y = (uint32_t)x;
+        memcpy(v + 4 * i, &y, 4);
+    } else {
+        memcpy(v + 8 * i, &x, 8);
+    }
+}
+
+/* The value stored at index i: unique, so it names its key's input position. */
+static uint64_t val_of(size_t vs, size_t i)
+{
+    return vs == 4 ? (uint64_t)(uint32_t)(i * 2654435761u + 7) : (uint64_t)i * 0x9E3779B97F4A7C15ull;
+}
+
+/* Checks got (keys, values) against the input (in_k, in_v) segment by segment. Keys must equal
+ * the reference; values must be the reference's (stable) or any arrangement that keeps every
+ * (key, value) pair (not stable). Elements outside [off[0], off[nseg]) must be the input's. */
+static int check_result(clsort_type type, const void *in_k, const void *got_k, size_t vs,
+                        const unsigned char *in_v, const unsigned char *got_v, size_t n,
+                        const uint64_t *off, size_t nseg, int desc, int stable, char *why,
+                        size_t why_size)
+{
+    const size_t ks = t_size(type);
+    const uint64_t lo = nseg ? off[0] : 0, hi = nseg ? off[nseg] : 0;
+    for (size_t i = 0; i < n; ++i)
+        if ((i < lo || i >= hi) &&
+            (t_get_bits(type, in_k, i) != t_get_bits(type, got_k, i) ||
+             (vs && get_val(in_v, vs, i) != get_val(got_v, vs, i)))) {
+            snprintf(why, why_size, "element %zu outside [%llu, %llu) changed", i,
+                     (unsigned long long)lo, (unsigned long long)hi);
+            return 0;
+        }
+    for (size_t s = 0; s < nseg; ++s) {
+        const size_t a = off[s], len = off[s + 1] - off[s];
+        ref_el *want = t_xmalloc(len * sizeof *want), *have = t_xmalloc(len * sizeof *have);
+        for (size_t i = 0; i < len; ++i) {
+            const uint64_t o = t_ord(type, t_get_bits(type, in_k, a + i));
+            want[i].ord = desc ? ~o : o;
+            want[i].idx = i;
+        }
+        qsort(want, len, sizeof *want, cmp_el);
+        int ok = 1;
+        for (size_t i = 0; i < len && ok; ++i) {
+            const uint64_t wbits = t_get_bits(type, in_k, a + want[i].idx);
+            if (t_get_bits(type, got_k, a + i) != wbits) {
+                snprintf(why, why_size, "segment %zu (%zu keys at %zu): key %zu differs", s, len,
+                         a, i);
+                ok = 0;
+            } else if (vs && stable && get_val(got_v, vs, a + i) != get_val(in_v, vs, a + want[i].idx)) {
+                snprintf(why, why_size, "segment %zu (%zu keys at %zu): value %zu not stable", s,
+                         len, a, i);
+                ok = 0;
+            }
+        }
+        if (ok && vs && !stable) {
+            /* The (key, value) pairs of the segment, as multisets. */
+            for (size_t i = 0; i < len; ++i) {
+                want[i].ord = t_get_bits(type, in_k, a + i);
+                want[i].idx = get_val(in_v, vs, a + i);
+                have[i].ord = t_get_bits(type, got_k, a + i);
+                have[i].idx = get_val(got_v, vs, a + i);
+            }
+            qsort(want, len, sizeof *want, cmp_el);
+            qsort(have, len, sizeof *have, cmp_el);
+            if (len && memcmp(want, have, len * sizeof *want)) {
+                snprintf(why, why_size, "segment %zu: (key, value) pairs not kept", s);
+                ok = 0;
+            }
+        }
+        free(want);
+        free(have);
+        if (!ok)
+            return 0;
+    }
+    (void)ks;
+    return 1;
+}
+
+typedef enum mix { M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_NMIX } mix;
+static const char *const mix_names[M_NMIX] = {"random", "equal", "empty", "one-key", "huge",
+                                              "bin edges", "power-law"};
+
+/* Fills off[0..nseg] for a mix with typical length s, starting at `first`; returns the end. */
+static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint64_t *off, t_rng *r)
+{
+    static const unsigned edges[] = {0, 1, 2, 3, 4, 5, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65,
+                                     511, 512, 513, 1023, 1024, 1025, 2047, 2048, 2049, 4095,
+                                     4096, 4097, 8193};
+    off[0] = first;
+    for (size_t i = 0; i < nseg; ++i) {
+        uint64_t len;
+        switch (m) {
+        case M_EQUAL: len = s; break;
+        case M_EMPTY: len = 0; break;
+        case M_ONE: len = 1; break;
+        case M_HUGE: len = i == nseg / 2 ? 20000 + t_rand_below(r, 5000) : t_rand_below(r, 40); break;
+        case M_EDGES: len = edges[(i + t_rand_below(r, 3)) % (sizeof edges / sizeof *edges)]; break;
+        case M_POWER: len = (uint64_t)1 << t_rand_below(r, 14); len += t_rand_below(r, len); break;
+        default: len = t_rand_below(r, 2 * s + 1); break;
+        }
+        off[i + 1] = off[i] + len;
+    }
+    return off[nseg];
+}
+
+/* One host-variant case: canaries of `pad` elements on each side of the segments. */
+static void host_case(clsort_ctx *ctx, clsort_type type, size_t vs, mix m, size_t nseg, size_t s,
+                      clsort_algorithm algo, unsigned flags, t_dist dist)
+{
+    t_rng r = t_rng_for(type * 131 + vs, m * 17 + nseg, s * 7 + algo, flags * 3 + dist);
+    uint64_t *off = t_xmalloc((nseg + 1) * sizeof *off);
+    const size_t pad = 5 + t_rand_below(&r, 20);
+    const uint64_t end = make_offsets(m, nseg, s, pad, off, &r);
+    const size_t n = end + pad, ks = t_size(type);
+    void *in_k = t_xmalloc(n * ks), *k = t_xmalloc(n * ks);
+    unsigned char *in_v = vs ? t_xmalloc(n * vs) : NULL, *v = vs ? t_xmalloc(n * vs) : NULL;
+    t_fill(type, dist, in_k, n, &r);
+    memcpy(k, in_k, n * ks);
+    for (size_t i = 0; vs && i < n; ++i)
+        set_val(in_v, vs, i, val_of(vs, i));
+    if (vs)
+        memcpy(v, in_v, n * vs);
+    const int rc = clsort_sort_segments(ctx, k, v, vs, off, nseg, type, algo, flags);
+    char why[256] = "";
+    const int ok = rc == CLSORT_OK &&
+                   check_result(type, in_k, k, vs, in_v, v, n, off, nseg,
+                                (flags & CLSORT_DESCENDING) != 0, (flags & CLSORT_STABLE) != 0,
+                                why, sizeof why);
+    if (!t_ok(ok, "host %s %s%s %s nseg=%zu s=%zu %s %s%s%s", t_type_name(type),
+              vs == 0 ? "keys" : vs == 4 ? "pairs4" : "pairs8", "", mix_names[m], nseg, s,
+              t_algo_name(algo), t_dist_name(dist), flags & CLSORT_DESCENDING ? " desc" : "",
+              flags & CLSORT_STABLE ? " stable" : ""))
+        t_diag("rc %d (%s): %s", rc, clsort_last_error(ctx), why);
+    free(off);
+    free(in_k);
+    free(k);
+    free(in_v);
+    free(v);
+}
+
+/* The buffer variant on well-formed offsets: the same results as the host variant. */
+static void buffer_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, clsort_type type,
+                        size_t vs, mix m, size_t nseg, size_t s, clsort_algorithm algo,
+                        unsigned flags)
+{
+    t_rng r = t_rng_for(type * 11 + vs, m, nseg + s, algo * 5 + flags + 99);
+    uint64_t *off = t_xmalloc((nseg + 1) * sizeof *off);
+    const size_t pad = 3 + t_rand_below(&r, 10);
+    const uint64_t end = make_offsets(m, nseg, s, pad, off, &r);
+    const size_t n = end + pad, ks = t_size(type);
+    void *in_k = t_xmalloc(n * ks), *k = t_xmalloc(n * ks);
+    unsigned char *in_v = vs ? t_xmalloc(n * vs) : NULL, *v = vs ? t_xmalloc(n * vs) : NULL;
+    t_fill(type, T_FEW, in_k, n, &r);
+    for (size_t i = 0; vs && i < n; ++i)
+        set_val(in_v, vs, i, val_of(vs, i));
+    cl_int err;
+    cl_mem bk = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * ks, in_k, &err);
+    cl_mem bv = vs ? clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * vs, in_v,
+                                    &err)
+                   : NULL;
+    cl_mem bo = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               (nseg + 1) * sizeof *off, off, &err);
+    cl_event done = NULL;
+    int rc = clsort_sort_segments_buffer(ctx, bk, bv, vs, bo, nseg, type, algo, flags, 0, NULL,
+                                         &done);
+    if (rc == CLSORT_OK && done) {
+        clWaitForEvents(1, &done);
+        clReleaseEvent(done);
+    }
+    clEnqueueReadBuffer(q, bk, CL_TRUE, 0, n * ks, k, 0, NULL, NULL);
+    if (vs)
+        clEnqueueReadBuffer(q, bv, CL_TRUE, 0, n * vs, v, 0, NULL, NULL);
+    char why[256] = "";
+    const int ok = rc == CLSORT_OK &&
+                   check_result(type, in_k, k, vs, in_v, v, n, off, nseg,
+                                (flags & CLSORT_DESCENDING) != 0, (flags & CLSORT_STABLE) != 0,
+                                why, sizeof why);
+    if (!t_ok(ok, "buffer %s %s %s nseg=%zu s=%zu %s%s%s", t_type_name(type),
+              vs == 0 ? "keys" : vs == 4 ? "pairs4" : "pairs8", mix_names[m], nseg, s,
+              t_algo_name(algo), flags & CLSORT_DESCENDING ? " desc" : "",
+              flags & CLSORT_STABLE ? " stable" : ""))
+        t_diag("rc %d (%s): %s", rc, clsort_last_error(ctx), why);
+    clReleaseMemObject(bk);
+    if (bv)
+        clReleaseMemObject(bv);
+    clReleaseMemObject(bo);
+    free(off);
+    free(in_k);
+    free(k);
+    free(in_v);
+    free(v);
+}
+
+/* Garbage offsets on the device: nothing outside [off[0], min(off[nseg], n)) may change, and
+ * the keys inside stay a permutation (of the clamped range). */
+static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, unsigned trial)
+{
+    t_rng r = t_rng_for(trial, 4242, 0, 0);
+    const size_t n = 3000 + t_rand_below(&r, 6000), vs = 4, nseg = 1 + t_rand_below(&r, 60);
+    uint32_t *in_k = t_xmalloc(n * 4), *k = t_xmalloc(n * 4), *in_v = t_xmalloc(n * 4),
+             *v = t_xmalloc(n * 4);
+    uint64_t *off = t_xmalloc((nseg + 1) * sizeof *off);
+    for (size_t i = 0; i < n; ++i) {
+        in_k[i] = (uint32_t)t_rand64(&r);
+        in_v[i] = (uint32_t)i;
+    }
+    for (size_t i = 0; i <= nseg; ++i) {
+        const unsigned kind = (unsigned)t_rand_below(&r, 4);
+        off[i] = kind == 0 ? t_rand64(&r) : kind == 1 ? n + t_rand_below(&r, 100)
+                                                      : t_rand_below(&r, n);
+    }
+    /* Sometimes a sane window, sometimes an inverted or out-of-buffer one. */
+    if (trial % 3 == 0) {
+        off[0] = n / 4;
+        off[nseg] = n - n / 4;
+    }
+    const uint64_t lo = off[0], hi = off[nseg] < n ? off[nseg] : n;
+    cl_int err;
+    cl_mem bk = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, in_k, &err);
+    cl_mem bv = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, in_v, &err);
+    cl_mem bo = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               (nseg + 1) * sizeof *off, off, &err);
+    const int rc = clsort_sort_segments_buffer(ctx, bk, bv, vs, bo, nseg, CLSORT_U32,
+                                               CLSORT_BITONIC, 0, 0, NULL, NULL);
+    clFinish(q);
+    clEnqueueReadBuffer(q, bk, CL_TRUE, 0, n * 4, k, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, bv, CL_TRUE, 0, n * 4, v, 0, NULL, NULL);
+    int outside = 1, perm = 1;
+    for (size_t i = 0; i < n; ++i) {
+        const int in_range = lo < hi && i >= lo && i < hi;
+        if (!in_range && (k[i] != in_k[i] || v[i] != in_v[i]))
+            outside = 0;
+        if (in_range && (v[i] < lo || v[i] >= hi || in_k[v[i]] != k[i]))
+            perm = 0; /* every value names an input position inside, with its key */
+    }
+    t_ok(rc == CLSORT_OK && outside && perm,
+         "buffer, garbage offsets #%u (nseg %zu, range [%llu, %llu) of %zu): nothing outside "
+         "touched, pairs kept",
+         trial, nseg, (unsigned long long)lo, (unsigned long long)hi, n);
+    clReleaseMemObject(bk);
+    clReleaseMemObject(bv);
+    clReleaseMemObject(bo);
+    free(in_k);
+    free(k);
+    free(in_v);
+    free(v);
+    free(off);
+}
+
+int main(void)
+{
+    t_init("test_segments");
+    const char *lv = getenv("CLSORT_TEST_LEVEL");
+    const int level = lv && *lv ? atoi(lv) : 1;
+    clsort_ctx *ctx = t_create_ctx();
+    clsort_device_info info;
+    clsort_get_device_info(ctx, &info);
+
+    /* nseg == 0, NULL pointers allowed. */
+    t_is_status(clsort_sort_segments(ctx, NULL, NULL, 0, NULL, 0, CLSORT_U32, CLSORT_AUTO, 0),
+                CLSORT_OK, "nseg == 0 with NULL arrays");
+    {
+        uint32_t k[6] = {9, 8, 7, 6, 5, 4}, orig[6];
+        memcpy(orig, k, sizeof k);
+        const uint64_t bad[4] = {0, 4, 2, 6};
+        t_is_status(clsort_sort_segments(ctx, k, NULL, 0, bad, 3, CLSORT_U32, CLSORT_AUTO, 0),
+                    CLSORT_ERR_INVALID_ARG, "decreasing offsets refused");
+        t_ok(!memcmp(k, orig, sizeof k), "... and the keys are untouched");
+        const uint64_t good[3] = {1, 3, 5};
+        t_is_status(clsort_sort_segments(ctx, k, k, 3, good, 2, CLSORT_U32, CLSORT_AUTO, 0),
+                    CLSORT_ERR_INVALID_ARG, "value_size 3 refused");
+        t_is_status(clsort_sort_segments(ctx, k, NULL, 0, NULL, 2, CLSORT_U32, CLSORT_AUTO, 0),
+                    CLSORT_ERR_INVALID_ARG, "NULL offsets refused");
+        t_is_status(clsort_sort_segments(NULL, k, NULL, 0, good, 2, CLSORT_U32, CLSORT_AUTO, 0),
+                    CLSORT_ERR_INVALID_ARG, "NULL context refused");
+        t_is_status(clsort_sort_segments(ctx, k, NULL, 0, good, 2, CLSORT_U32, CLSORT_AUTO,
+                                         CLSORT_NO_HOST_FALLBACK),
+                    CLSORT_OK, "two segments of two keys");
+        const uint32_t want[6] = {9, 7, 8, 5, 6, 4};
+        t_ok(!memcmp(k, want, sizeof k), "... sorted each, the ends untouched");
+    }
+
+    static const size_t vsizes[3] = {0, 4, 8};
+    /* Every type, direction, value size and network on a random mix, on the device. */
+    for (int ti = 0; ti < T_NTYPES; ++ti) {
+        if (t_types[ti] == CLSORT_F64 && !info.has_fp64)
+            continue;
+        for (int vi = 0; vi < 3; ++vi)
+            for (int ai = 0; ai < T_NALGOS; ++ai)
+                for (unsigned desc = 0; desc < 2; ++desc) {
+                    if (level == 0 && ai > 1 && desc)
+                        continue;
+                    host_case(ctx, t_types[ti], vsizes[vi], M_EDGES, 60, 0, t_algos[ai],
+                              CLSORT_NO_HOST_FALLBACK | (desc ? CLSORT_DESCENDING : 0),
+                              T_SPECIAL);
+                }
+    }
+    /* Every mix, keys and pairs, stable or not. */
+    for (int m = 0; m < M_NMIX; ++m)
+        for (int vi = 0; vi < 3; ++vi)
+            for (unsigned st = 0; st < 2; ++st) {
+                const size_t nseg = m == M_POWER ? 40 : m == M_HUGE ? 50 : 300;
+                host_case(ctx, CLSORT_I32, vsizes[vi], (mix)m, nseg, 24, CLSORT_AUTO,
+                          CLSORT_NO_HOST_FALLBACK | (st ? CLSORT_STABLE : 0), T_FEW);
+                if (level > 0)
+                    host_case(ctx, CLSORT_F64, vsizes[vi], (mix)m, nseg, 200, CLSORT_BITONIC,
+                              CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING |
+                                  (st ? CLSORT_STABLE : 0),
+                              T_EQUAL);
+            }
+    /* Equal lengths at every bin size, every network, stable pairs (ties everywhere). */
+    static const size_t eq[] = {2, 3, 4, 7, 16, 32, 33, 100, 256, 1000, 4096, 5000};
+    for (size_t e = 0; e < sizeof eq / sizeof *eq; ++e)
+        for (int ai = 1; ai < T_NALGOS; ++ai)
+            host_case(ctx, CLSORT_U64, 8, M_EQUAL, eq[e] > 1000 ? 4 : 50, eq[e], t_algos[ai],
+                      CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
+    /* The host fallback (tiny totals) gives the same answers. */
+    host_case(ctx, CLSORT_F32, 4, M_RANDOM, 10, 5, CLSORT_AUTO, CLSORT_STABLE, T_FEW);
+    host_case(ctx, CLSORT_U32, 0, M_RANDOM, 10, 5, CLSORT_AUTO, CLSORT_DESCENDING, T_RANDOM);
+
+    /* The buffer variant. */
+    cl_command_queue q = NULL;
+    cl_context clc = NULL;
+    {
+        cl_platform_id plats[8];
+        cl_uint np = 0;
+        clGetPlatformIDs(8, plats, &np);
+        cl_device_id dev = NULL;
+        for (cl_uint p = 0; p < np && !dev; ++p) {
+            cl_device_id ds[16];
+            cl_uint nd = 0;
+            if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 16, ds, &nd) != CL_SUCCESS)
+                continue;
+            for (cl_uint d = 0; d < nd && !dev; ++d) {
+                char name[256] = "";
+                clGetDeviceInfo(ds[d], CL_DEVICE_NAME, sizeof name, name, NULL);
+                if (!strcmp(name, info.name))
+                    dev = ds[d];
+            }
+        }
+        cl_int err;
+        clc = dev ? clCreateContext(NULL, 1, &dev, NULL, NULL, &err) : NULL;
+        q = clc ? clCreateCommandQueue(clc, dev, CL_QUEUE_PROFILING_ENABLE, &err) : NULL;
+    }
+    if (!q)
+        t_bail("cannot make a queue on %s", info.name);
+    clsort_ctx *bctx = NULL;
+    if (clsort_create_with_queue(&bctx, q) != CLSORT_OK)
+        t_bail("clsort_create_with_queue failed");
+    for (int m = 0; m < M_NMIX; ++m)
+        for (int vi = 0; vi < 3; ++vi) {
+            const size_t nseg = m == M_POWER ? 12 : m == M_HUGE ? 20 : 200;
+            buffer_case(bctx, clc, q, CLSORT_U32, vsizes[vi], (mix)m, nseg, 40,
+                        (clsort_algorithm)(m % 4), vi == 2 ? CLSORT_STABLE : 0);
+        }
+    buffer_case(bctx, clc, q, CLSORT_F32, 4, M_EDGES, 60, 0, CLSORT_ODD_EVEN_MERGE,
+                CLSORT_DESCENDING | CLSORT_STABLE);
+    buffer_case(bctx, clc, q, CLSORT_I64, 0, M_RANDOM, 0, 5, CLSORT_AUTO, 0);
+    for (unsigned trial = 0; trial < (level > 0 ? 12u : 4u); ++trial)
+        garbage_case(bctx, clc, q, trial);
+    clsort_destroy(bctx);
+    clReleaseCommandQueue(q);
+    clReleaseContext(clc);
+    clsort_destroy(ctx);
+    return t_done();
+}
