@@ -4,8 +4,9 @@
  * are each as large as a normal sort, so they take the normal path, clsort_sort(_pairs). */
 #include "hostsort.h"
 #include "run.h"
-#include "segments.h"
 #include "scratch.h"
+#include "segments.h"
+#include "transfer.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -74,16 +75,17 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, total * value_size));
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 3, (nseg + 1) * sizeof *rel));
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[0], CL_FALSE, 0, total * ks,
-                                      keys + base * ks, 0, NULL, NULL);
-    CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "keys");
-    if (values) {
-        err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[1], CL_FALSE, 0, total * value_size,
-                                   values + base * value_size, 0, NULL, NULL);
-        CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "values");
-    }
-    err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[3], CL_FALSE, 0, (nseg + 1) * sizeof *rel,
-                               rel, 0, NULL, NULL);
+    /* Keys and values travel like clsort_sort's (transfer.h: pinned blocks, pinned staging);
+     * the offsets are small and go with one plain write. */
+    ctx->stats.pinned_source =
+        clsort__in_pinned(ctx, keys + base * ks, total * ks) &&
+        (!values || clsort__in_pinned(ctx, values + base * value_size, total * value_size));
+    CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys + base * ks, total * ks));
+    if (values)
+        CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values + base * value_size,
+                                     total * value_size));
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[3], CL_FALSE, 0,
+                                      (nseg + 1) * sizeof *rel, rel, 0, NULL, NULL);
     CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "offsets");
     clsort__seg_job job;
     memset(&job, 0, sizeof job);
@@ -105,18 +107,18 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     CLSORT__CHECK(clsort__seg_enqueue(ctx, &job));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "segmented sort kernels");
-    err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[0], CL_TRUE, 0, total * ks,
-                              keys + base * ks, 0, NULL, NULL);
-    CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "keys");
-    if (values) {
-        err = clEnqueueReadBuffer(ctx->queue, ctx->scratch[1], CL_TRUE, 0, total * value_size,
-                                  values + base * value_size, 0, NULL, NULL);
-        CLSORT__CL_CHECK(ctx, err, "clEnqueueReadBuffer", "values");
-    }
+    CLSORT__CHECK(clsort__transfer_settle(ctx));
+    int touched = 0;
+    CLSORT__CHECK(clsort__download(ctx, ctx->scratch[0], 0, keys + base * ks, total * ks,
+                                   &touched));
+    if (values)
+        CLSORT__CHECK(clsort__download(ctx, ctx->scratch[1], 0, values + base * value_size,
+                                       total * value_size, &touched));
     free(rel);
-    return CLSORT_OK;
+    return clsort__transfer_settle(ctx);
 fail:
     clFinish(ctx->queue);
+    clsort__transfer_settle(ctx);
     free(rel);
     return rc;
 }

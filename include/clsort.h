@@ -221,7 +221,10 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  value_size, NULL offsets with nseg > 0, NULL keys (or values) with a total above 0, or offsets
  *  that decrease anywhere: all refused before anything is touched; CLSORT_ERR_UNSUPPORTED for f64
  *  without fp64 or nseg >= 2^32 - 17; CLSORT_ERR_OUT_OF_MEMORY, CLSORT_ERR_BUILD or
- *  CLSORT_ERR_OPENCL otherwise. After such a failure each segment is either sorted or as it was. */
+ *  CLSORT_ERR_OPENCL otherwise. After such a failure each segment is either sorted or as it was,
+ *  except when the read-back of the sorted keys itself fails part-way (clsort_sort's exception:
+ *  a large array comes back in chunks). Keys and values travel like clsort_sort's (pinned
+ *  clsort_host_alloc memory at bus speed, other arrays through pinned staging). */
 CLSORT_API int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
                                     const uint64_t *offsets, size_t nseg, clsort_type type,
                                     clsort_algorithm algo, unsigned flags);
