@@ -288,8 +288,22 @@ static void test_transfers(void)
     t_rng r = t_rng_for(24, n, 0, 0);
     t_fill(CLSORT_U32, T_RANDOM, keys, n, &r);
     memcpy(orig, keys, n * 4);
+    /* The first, a middle and the last launch of this sort's schedule on this device. */
+    long launches = 1;
+    {
+        uint32_t *probe = NULL;
+        clsort_stats ps;
+        if (posix_memalign((void **)&probe, 4096, n * 4))
+            t_bail("posix_memalign");
+        memcpy(probe, keys, n * 4);
+        if (clsort_sort(ctx, probe, n, CLSORT_U32, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK) ==
+                CLSORT_OK &&
+            clsort_get_stats(ctx, &ps) == CLSORT_OK && ps.launches > 0)
+            launches = ps.launches;
+        free(probe);
+    }
     for (int i = 0; i < 3; ++i) {
-        const long at = i == 0 ? 0 : i == 1 ? 7 : 20;
+        const long at = i == 0 ? 0 : i == 1 ? launches / 2 : launches - 1;
         atomic_store(&h_fail_launch_after_, at);
         atomic_store(&h_fail_launch_, CL_INVALID_WORK_GROUP_SIZE);
         const int rc = clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC,

@@ -101,11 +101,11 @@ check "README: a C example and a cc line with pkg-config" \
 echo "# $line"
 (cd "$tmp/ex" && eval "$line") >"$tmp/ex/cc.log" 2>&1
 check "README example builds with: $line" '[ -x "$tmp/ex/example" ]' || sed 's/^/# /' "$tmp/ex/cc.log"
-LD_LIBRARY_PATH="$p/lib" "$tmp/ex/example" >"$tmp/ex/run.log" 2>&1
+LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/ex/example" >"$tmp/ex/run.log" 2>&1
 check "README example runs against $p/lib" '[ $? = 0 ]' || sed 's/^/# /' "$tmp/ex/run.log"
 if command -v ldd >/dev/null 2>&1; then
     check "... and loads $p/lib/libclsort.so.$major" \
-        'LD_LIBRARY_PATH="$p/lib" ldd "$tmp/ex/example" | grep -q "libclsort.so.$major => $p/lib/"'
+        'LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$tmp/ex/example" | grep -q "libclsort.so.$major => $p/lib/"'
 fi
 
 # ---- 3. A static link through pkg-config --static ----------------------------------------------
@@ -145,7 +145,7 @@ int main(void)
 }
 EOF
 cc -o "$tmp/ex/probe" "$tmp/ex/probe.c" $(pkg-config --cflags --libs clsort) 2>"$tmp/ex/probe.log"
-file=$(LD_LIBRARY_PATH="$p/lib" "$tmp/ex/probe" | head -1)
+file=$(LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/ex/probe" | head -1)
 check "probe: the device's config file name ($file)" '[ -n "$file" ]'
 # This machine's device may have a shipped config; else a valid one is added for the test.
 added=""
@@ -159,7 +159,7 @@ fi
 [ -z "$added" ] || cp "$tmp/test-config.ini" "$p/share/clsort/devices/$added"
 want=$p/share/clsort/devices/$file
 check "the installed libclsort.so finds $want" \
-    '[ "$(LD_LIBRARY_PATH="$p/lib" "$tmp/ex/probe" | sed -n 2p)" = "$want" ]'
+    '[ "$(LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/ex/probe" | sed -n 2p)" = "$want" ]'
 check "the installed clsort (static) finds it: --list-devices" \
     '"$p/bin/clsort" --list-devices 2>&1 | grep -qF "config $want"'
 check "the statically linked README example shares the lookup (probe, static)" \
@@ -224,8 +224,8 @@ if [ -n "$python" ]; then
         tail -20 "$tmp/pip.log" | sed 's/^/# /'
     check "... no build output left in python/" '[ -z "$(ls -d python/build python/*.egg-info 2>/dev/null)" ]'
     check "... finds the installed library through the loader's path" \
-        '[ "$(cd "$tmp" && LD_LIBRARY_PATH="$p/lib" PYTHONPATH="$tmp/py" "$python" -c "import clsort; print(clsort.library_path())")" = libclsort.so.$major ] ||
-         [ "$(cd "$tmp" && LD_LIBRARY_PATH="$p/lib" PYTHONPATH="$tmp/py" "$python" -c "import clsort; print(clsort.library_path())")" = "$p/lib/libclsort.so.$major" ]'
+        '[ "$(cd "$tmp" && LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONPATH="$tmp/py" "$python" -c "import clsort; print(clsort.library_path())")" = libclsort.so.$major ] ||
+         [ "$(cd "$tmp" && LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" PYTHONPATH="$tmp/py" "$python" -c "import clsort; print(clsort.library_path())")" = "$p/lib/libclsort.so.$major" ]'
     check "... CLSORT_LIBRARY overrides, and sorts" \
         '[ "$(cd "$tmp" && CLSORT_LIBRARY="$p/lib/libclsort.so.$major" PYTHONPATH="$tmp/py" "$python" -c "
 import numpy as np, clsort
@@ -250,7 +250,7 @@ cp "$tmp/test-config.ini" "$m/share/clsort/devices/$file.test" 2>/dev/null
 [ -z "$added" ] || mv "$m/share/clsort/devices/$file.test" "$m/share/clsort/devices/$added"
 rm -f "$m/share/clsort/devices/$file.test"
 check "multiarch: the library in $mlib finds $m/share/clsort/devices/$file" \
-    '[ "$(LD_LIBRARY_PATH="$mlib" "$tmp/ex/probe" | sed -n 2p)" = "$m/share/clsort/devices/$file" ]'
+    '[ "$(LD_LIBRARY_PATH="$mlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/ex/probe" | sed -n 2p)" = "$m/share/clsort/devices/$file" ]'
 [ -z "$added" ] || rm -f "$m/share/clsort/devices/$added"
 mk uninstall PREFIX="$m" LIBDIR="$mlib" || fail_log
 check_empty "$m"

@@ -226,6 +226,12 @@ static void buffer_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, cls
     free(v);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Garbage offsets on the device: nothing outside [off[0], min(off[nseg], n)) may change, and
  * the keys inside stay a permutation (of the clamped range). */
 static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, unsigned trial)
@@ -249,6 +255,12 @@ static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, un
         off[0] = n / 4;
         off[nseg] = n - n / 4;
     }
+    if (trial % 6 == 3) { /* a sane window and ordered inner offsets: disjoint segments */
+        off[0] = n / 5;
+        off[nseg] = n - n / 5;
+        for (size_t i = 1; i < nseg; ++i)
+            off[i] = off[0] + (off[nseg] - off[0]) * i / nseg;
+    }
     const uint64_t lo = off[0], hi = off[nseg] < n ? off[nseg] : n;
     cl_int err;
     cl_mem bk = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, in_k, &err);
@@ -260,18 +272,40 @@ static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, un
     clFinish(q);
     clEnqueueReadBuffer(q, bk, CL_TRUE, 0, n * 4, k, 0, NULL, NULL);
     clEnqueueReadBuffer(q, bv, CL_TRUE, 0, n * 4, v, 0, NULL, NULL);
-    int outside = 1, perm = 1;
+    /* The contract for garbage offsets is safety: nothing outside the clamped window is read or
+     * written. Segments that overlap (inner offsets out of order) are sorted by different
+     * work-items at once, so inside the window only "every key and every value comes from
+     * inside" holds; with inner offsets in order (clamped to the window) the segments are
+     * disjoint and every pair must survive. */
+    int ordered = 1;
+    for (size_t i = 1; i < nseg; ++i)
+        if (off[i] < off[i - 1] || off[i] < lo || off[i] > hi)
+            ordered = 0;
+    if (nseg > 1 && off[nseg - 1] > off[nseg])
+        ordered = 0;
+    uint32_t *inside = t_xmalloc((lo < hi ? hi - lo : 1) * 4);
+    for (uint64_t i = lo; i < hi; ++i)
+        inside[i - lo] = in_k[i];
+    qsort(inside, lo < hi ? hi - lo : 0, 4, cmp_u32);
+    int outside = 1, from_inside = 1, perm = 1;
     for (size_t i = 0; i < n; ++i) {
         const int in_range = lo < hi && i >= lo && i < hi;
         if (!in_range && (k[i] != in_k[i] || v[i] != in_v[i]))
             outside = 0;
+        if (in_range && (v[i] < lo || v[i] >= hi ||
+                         !bsearch(&k[i], inside, hi - lo, 4, cmp_u32)))
+            from_inside = 0;
         if (in_range && (v[i] < lo || v[i] >= hi || in_k[v[i]] != k[i]))
             perm = 0; /* every value names an input position inside, with its key */
     }
-    t_ok(rc == CLSORT_OK && outside && perm,
-         "buffer, garbage offsets #%u (nseg %zu, range [%llu, %llu) of %zu): nothing outside "
-         "touched, pairs kept",
-         trial, nseg, (unsigned long long)lo, (unsigned long long)hi, n);
+    free(inside);
+    t_ok(rc == CLSORT_OK && outside && from_inside,
+         "buffer, garbage offsets #%u (nseg %zu, range [%llu, %llu) of %zu, inner offsets %s): "
+         "nothing outside touched, nothing from outside inside",
+         trial, nseg, (unsigned long long)lo, (unsigned long long)hi, n,
+         ordered ? "in order" : "out of order");
+    if (ordered)
+        t_ok(perm, "... segments disjoint: every (key, value) pair kept");
     clReleaseMemObject(bk);
     clReleaseMemObject(bv);
     clReleaseMemObject(bo);
