@@ -125,6 +125,81 @@ fail:
     return rc;
 }
 
+/* The overlapped upload's callback: the first tile pass on the chunk that just went up. */
+typedef struct chunk_pass {
+    clsort__run *run;
+    clsort__step step;             /* the first step for a whole chunk (or a batch's arrays) */
+    const clsort__plan *plan;
+    int batch;
+} chunk_pass;
+
+static int first_pass_on_chunk(void *user, size_t first, size_t count, const cl_mem *sub,
+                               cl_uint num_wait, const cl_event *wait)
+{
+    chunk_pass *cp = user;
+    const clsort__plan *plan = cp->plan;
+    (void)first;
+    clsort__step step = cp->step;
+    uint64_t n = count, arrays = 1;
+    if (cp->batch) {
+        n = plan->n;
+        arrays = count / plan->n;
+    } else {
+        /* Only the last chunk may be shorter: scale the step to its tiles. */
+        int rc = clsort__schedule_first_step(plan->net, plan->n, plan->params, count, &step);
+        if (rc != CLSORT_OK)
+            return clsort__fail(cp->run->ctx, rc, "internal: no first step for a chunk");
+    }
+    return clsort__run_chunk_step(cp->run, &step, sub[0], plan->value_size ? sub[1] : NULL, n,
+                                  arrays, num_wait, wait);
+}
+
+/* Uploads the host arrays to scratch 0 (and 1) and enqueues the sort. Where the arrays travel in
+ * chunks (clsort__overlap_chunk), the first tile pass of each chunk is enqueued on the context's
+ * queue behind that chunk's writes on the transfer queue, so that chunk i is sorted while chunk
+ * i + 1 travels; the rest of the schedule follows on the context's queue (in order, so after
+ * every chunk's pass). Otherwise: the whole upload, then the whole schedule. */
+static int upload_and_sort(clsort_ctx *ctx, const void *keys, const void *values,
+                           size_t value_size, size_t n, size_t count, clsort_type type,
+                           clsort_algorithm algo, unsigned flags)
+{
+    const size_t total = n * count;
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, count, type, algo, flags, values ? value_size : 0, &plan);
+    clsort__run run;
+    int rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], values ? ctx->scratch[1] : NULL, 0,
+                               NULL, NULL, NULL, &run);
+    const clsort__upload_part parts[2] = {{ctx->scratch[0], keys, clsort_type_size(type)},
+                                          {values ? ctx->scratch[1] : NULL, values, value_size}};
+    const int nparts = values ? 2 : 1;
+    /* A chunk holds whole tiles of one array, or whole arrays of a batch (each array's tiles
+     * start at its own first key). */
+    const size_t chunk = rc == CLSORT_OK && !plan.empty
+                             ? clsort__overlap_chunk(ctx, parts, nparts, total,
+                                                     count > 1 ? n : plan.params->tile)
+                             : 0;
+    if (rc == CLSORT_OK && chunk) {
+        chunk_pass cp = {&run, {0}, &plan, count > 1};
+        rc = clsort__schedule_first_step(plan.net, n, plan.params, count > 1 ? n : chunk,
+                                         &cp.step);
+        if (rc != CLSORT_OK)
+            rc = clsort__fail(ctx, rc, "internal: no first step");
+        if (rc == CLSORT_OK)
+            rc = clsort__upload_overlapped(ctx, parts, nparts, total, chunk, first_pass_on_chunk,
+                                           &cp);
+        if (rc == CLSORT_OK)
+            rc = clsort__schedule_rest(plan.net, plan.n, plan.params, clsort__run_step, &run);
+        clsort__trace(ctx, "overlapped upload: chunks of %zu elements", chunk);
+    } else if (rc == CLSORT_OK) {
+        rc = clsort__upload(ctx, ctx->scratch[0], 0, keys, total * clsort_type_size(type));
+        if (rc == CLSORT_OK && values)
+            rc = clsort__upload(ctx, ctx->scratch[1], 0, values, total * value_size);
+        if (rc == CLSORT_OK && !plan.empty)
+            rc = clsort__schedule(plan.net, plan.n, plan.params, clsort__run_step, &run);
+    }
+    return clsort__run_end(&run, rc);
+}
+
 /* Host arrays -> scratch buffers -> sort -> host arrays, blocking, through transfer.c. On
  * failure the host arrays are untouched unless a chunk of the read back failed after an earlier
  * one had been written (the case the header names). */
@@ -149,12 +224,7 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, kbytes));
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, vbytes));
-    CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, kbytes));
-    if (values)
-        CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, vbytes));
-    CLSORT__CHECK(enqueue_sort(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
-                               values ? value_size : 0, n, count, type, algo, flags, 0, NULL,
-                               NULL));
+    CLSORT__CHECK(upload_and_sort(ctx, keys, values, value_size, n, count, type, algo, flags));
     cl_int err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "sort kernels");
     CLSORT__CHECK(clsort__transfer_settle(ctx));

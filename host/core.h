@@ -57,7 +57,7 @@ typedef struct clsort__pinned_block {
 
 /* Transfers still running (transfer.c): waited on before their staging slot is reused, and their
  * profiled durations added to the statistics then. */
-#define CLSORT__MAX_PENDING 8
+#define CLSORT__MAX_PENDING 32
 typedef struct clsort__staging {
     cl_mem buf;                    /* CL_MEM_ALLOC_HOST_PTR, mapped while it lives; NULL: none */
     unsigned char *host;           /* its mapping */
@@ -68,6 +68,8 @@ typedef struct clsort__staging {
     cl_event pending[CLSORT__MAX_PENDING]; /* transfers not from staging (pinned, small) */
     int pending_upload[CLSORT__MAX_PENDING];
     int npending;
+    cl_command_queue queue;        /* the transfer queue of overlapped uploads (transfer.c), made
+                                    * on first use on the context's context and device; NULL: none */
     int unified;                   /* -1 unknown, else CL_DEVICE_HOST_UNIFIED_MEMORY */
 } clsort__staging;
 

@@ -32,9 +32,12 @@ static int set_arg(clsort_ctx *ctx, cl_kernel k, cl_uint i, size_t size, const v
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clSetKernelArg", name);
 }
 
-int clsort__run_step(const clsort__step *s, void *user)
+/* Enqueues step s on buffers keys/vals (the run's, or sub-buffers of one chunk) holding `count`
+ * arrays of n keys. wait: the step's own wait list (a chunk's uploads), or NULL for the run's,
+ * which only the run's first launch carries. */
+static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_mem vals,
+                        uint64_t n, uint64_t count, cl_uint num_wait, const cl_event *wait)
 {
-    clsort__run *st = user;
     clsort_ctx *ctx = st->ctx;
     cl_kernel k;
     size_t kmax;
@@ -57,22 +60,22 @@ int clsort__run_step(const clsort__step *s, void *user)
     cl_mem bufs[4];
     int nbufs = 0;
     const int from_aux = s->io == CLSORT__IO_AUX || s->io == CLSORT__IO_AUX_TO_KEYS;
-    bufs[nbufs++] = from_aux ? st->aux_keys : st->keys;
+    bufs[nbufs++] = from_aux ? st->aux_keys : keys;
     if (s->io >= CLSORT__IO_KEYS_TO_AUX)
-        bufs[nbufs++] = from_aux ? st->keys : st->aux_keys;
-    if (st->vals) {
-        bufs[nbufs++] = from_aux ? st->aux_vals : st->vals;
+        bufs[nbufs++] = from_aux ? keys : st->aux_keys;
+    if (vals) {
+        bufs[nbufs++] = from_aux ? st->aux_vals : vals;
         if (s->io >= CLSORT__IO_KEYS_TO_AUX)
-            bufs[nbufs++] = from_aux ? st->vals : st->aux_vals;
+            bufs[nbufs++] = from_aux ? vals : st->aux_vals;
     }
     cl_uint a = 0;
     for (int i = 0; !rc && i < nbufs; ++i)
         rc = set_arg(ctx, k, a++, sizeof(cl_mem), &bufs[i], s->kernel);
     if (!rc && st->prog->index_bits == 32) {
-        const cl_uint n32 = (cl_uint)st->plan->n;
+        const cl_uint n32 = (cl_uint)n;
         rc = set_arg(ctx, k, a++, sizeof n32, &n32, s->kernel);
     } else if (!rc) {
-        const cl_ulong n64 = st->plan->n;
+        const cl_ulong n64 = n;
         rc = set_arg(ctx, k, a++, sizeof n64, &n64, s->kernel);
     }
     if (!rc)
@@ -82,7 +85,6 @@ int clsort__run_step(const clsort__step *s, void *user)
     if (rc)
         return rc;
     const size_t items = (size_t)((s->items + local - 1) / local * local);
-    const uint64_t count = st->plan->count;
     for (uint64_t seg = 0; seg < count; seg += BATCH_CHUNK) {
         const uint64_t segs = count - seg < BATCH_CHUNK ? count - seg : BATCH_CHUNK;
         const size_t offset[2] = {0, (size_t)seg}, global[2] = {items, (size_t)segs},
@@ -90,11 +92,11 @@ int clsort__run_step(const clsort__step *s, void *user)
         cl_event ev = NULL;
         /* One array: a 1-D launch (a 2-D one costs PoCL twice the time per pass). */
         const cl_uint dims = count > 1 ? 2 : 1;
-        const cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, dims, dims > 1 ? offset : NULL,
-                                                  global, lsize,
-                                                  st->launches ? 0 : st->num_wait,
-                                                  st->launches ? NULL : st->wait,
-                                                  st->want_events ? &ev : NULL);
+        const int own = wait != NULL && seg == 0;
+        const cl_int err = clEnqueueNDRangeKernel(
+            ctx->queue, k, dims, dims > 1 ? offset : NULL, global, lsize,
+            own ? num_wait : st->launches ? 0 : st->num_wait,
+            own ? wait : st->launches ? NULL : st->wait, st->want_events ? &ev : NULL);
         if (err != CL_SUCCESS)
             return clsort__cl_fail(ctx, err, "clEnqueueNDRangeKernel", s->kernel);
         if (ev && ctx->debug >= 2 && ctx->profiling) {
@@ -114,6 +116,27 @@ int clsort__run_step(const clsort__step *s, void *user)
         ++st->launches;
     }
     return CLSORT_OK;
+}
+
+int clsort__run_step(const clsort__step *s, void *user)
+{
+    clsort__run *st = user;
+    return enqueue_step(st, s, st->keys, st->vals, st->plan->n, st->plan->count, 0, NULL);
+}
+
+int clsort__run_chunk_step(clsort__run *run, const clsort__step *step, cl_mem keys, cl_mem vals,
+                           uint64_t n, uint64_t count, cl_uint num_wait, const cl_event *wait)
+{
+    /* Only the run's first launch may carry the run's wait list, and an overlapped upload has
+     * none: the chunk's uploads are the whole wait list. */
+    if (run->num_wait)
+        return clsort__fail(run->ctx, CLSORT_ERR_INVALID_ARG,
+                            "internal: a chunked first pass with a wait list");
+    const int rc = enqueue_step(run, step, keys, vals, n, count, num_wait, wait);
+    /* Start it now: the next chunk's upload runs on the transfer queue meanwhile. */
+    if (rc == CLSORT_OK)
+        clFlush(run->ctx->queue);
+    return rc;
 }
 
 int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,

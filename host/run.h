@@ -29,6 +29,12 @@ int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl
                       clsort__run *run);
 /* Enqueues one step (a clsort__emit_fn: user is the clsort__run). */
 int clsort__run_step(const clsort__step *step, void *user);
+/* Enqueues one tile step of the schedule (clsort__schedule_first_step) on one chunk of the input
+ * after the wait list (that chunk's uploads): keys (and vals, NULL for keys alone) are
+ * sub-buffers holding `count` arrays of n keys (a batch's whole arrays, or count 1 and the
+ * chunk's n keys of one array). Flushes the queue. The run must have no wait list of its own. */
+int clsort__run_chunk_step(clsort__run *run, const clsort__step *step, cl_mem keys, cl_mem vals,
+                           uint64_t n, uint64_t count, cl_uint num_wait, const cl_event *wait);
 /* Ends the run: rc is the status so far. On success it honours an empty run's wait list, records
  * the statistics and hands out the events; either way it releases what the run holds. Returns rc. */
 int clsort__run_end(clsort__run *run, int rc);

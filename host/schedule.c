@@ -168,3 +168,50 @@ int clsort__schedule(int net, uint64_t n, const clsort_params *p, clsort__emit_f
         return CLSORT_ERR_INVALID_ARG;
     }
 }
+
+/* The split for the overlapped upload (schedule.h): a filter over the one schedule, so that the
+ * two parts can never drift from what clsort__schedule emits. */
+typedef struct split {
+    clsort__emit_fn emit;
+    void *user;
+    unsigned index;
+    clsort__step first;
+} split;
+
+static int keep_first(const clsort__step *s, void *user)
+{
+    split *sp = user;
+    if (sp->index++ == 0)
+        sp->first = *s;
+    return CLSORT_OK;
+}
+
+static int skip_first(const clsort__step *s, void *user)
+{
+    split *sp = user;
+    return sp->index++ == 0 ? CLSORT_OK : sp->emit(s, sp->user);
+}
+
+int clsort__schedule_first_step(int net, uint64_t n, const clsort_params *p, uint64_t keys,
+                                clsort__step *out)
+{
+    split sp = {NULL, NULL, 0, {0}};
+    const int rc = clsort__schedule(net, n, p, keep_first, &sp);
+    if (rc != CLSORT_OK)
+        return rc;
+    if (!sp.index || !sp.first.tile_kernel || sp.first.io != CLSORT__IO_KEYS)
+        return CLSORT_ERR_INVALID_ARG; /* every network opens with an in-place tile pass */
+    /* A tile pass has the same number of work-items per tile (one, or a work-group) in every
+     * tile: scale it to the tiles of the first `keys` keys. */
+    const uint64_t tiles = (n + p->tile - 1) / p->tile, part = (keys + p->tile - 1) / p->tile;
+    sp.first.items = sp.first.items / tiles * (part < tiles ? part : tiles);
+    *out = sp.first;
+    return CLSORT_OK;
+}
+
+int clsort__schedule_rest(int net, uint64_t n, const clsort_params *p, clsort__emit_fn emit,
+                          void *user)
+{
+    split sp = {emit, user, 0, {0}};
+    return clsort__schedule(net, n, p, skip_first, &sp);
+}

@@ -99,6 +99,9 @@ int clsort__transfer_settle(clsort_ctx *ctx)
 {
     clsort__staging *st = &ctx->staging;
     int rc = CLSORT_OK, r;
+    /* Overlapped writes whose events were not kept may still read host memory. */
+    if (st->queue)
+        clFinish(st->queue);
     for (int i = 0; i < 2; ++i)
         if ((r = finish_event(ctx, &st->slot_event[i], st->slot_upload[i])) && !rc)
             rc = r;
@@ -243,6 +246,164 @@ fail:
     return rc;
 }
 
+/* ---- The overlapped upload ---- */
+
+static size_t gcd_size(size_t a, size_t b)
+{
+    while (b) {
+        const size_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* lcm(a, b), or 0 past limit. */
+static size_t lcm_size(size_t a, size_t b, size_t limit)
+{
+    const size_t m = a / gcd_size(a, b);
+    return m > limit / b ? 0 : m * b;
+}
+
+/* The array does not sit in a clsort_host_alloc block, nor on a device that shares memory: it
+ * goes through the staging slots. */
+static int staged(clsort_ctx *ctx, const clsort__upload_part *p, size_t bytes)
+{
+    return !clsort__in_pinned(ctx, p->src, bytes) && !shares_memory(ctx);
+}
+
+size_t clsort__overlap_chunk(clsort_ctx *ctx, const clsort__upload_part *parts, int nparts,
+                             size_t elems, size_t unit)
+{
+    const char *env = getenv("CLSORT_OVERLAP");
+    if ((env && !strcmp(env, "0")) || !unit || !elems)
+        return 0;
+    size_t per = 0, staged_per = 0;
+    for (int i = 0; i < nparts; ++i) {
+        per += parts[i].elem;
+        if (staged(ctx, &parts[i], elems * parts[i].elem))
+            staged_per += parts[i].elem;
+    }
+    if (elems * per <= SMALL_BYTES)
+        return 0;
+    /* Sub-buffers start at multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN (bits). */
+    const size_t align = ctx->dev.mem_align_bits >= 8 ? ctx->dev.mem_align_bits / 8 : 128;
+    size_t u = unit;
+    for (int i = 0; i < nparts && u; ++i)
+        u = lcm_size(u, align / gcd_size(align, parts[i].elem), elems);
+    if (!u || u >= elems)
+        return 0;
+    /* About an eighth of the arrays (chunk_for), in whole units, within a slot. */
+    size_t c = chunk_for(ctx, elems * per) / per / u * u;
+    if (!c)
+        c = u;
+    if (staged_per && c > ctx->staging.limit / 2 / staged_per)
+        return 0;
+    return c < elems ? c : 0;
+}
+
+/* The transfer queue: an in-order queue of its own on the context's device, so that chunk i + 1
+ * travels while the context's queue runs chunk i's tile pass (a copy engine works beside the
+ * compute units; one in-order queue would run them one after the other). */
+static int transfer_queue(clsort_ctx *ctx, cl_command_queue *q)
+{
+    clsort__staging *st = &ctx->staging;
+    if (!st->queue) {
+        cl_int err;
+        st->queue = clCreateCommandQueue(ctx->context, ctx->dev.id,
+                                         ctx->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
+        if (err != CL_SUCCESS || !st->queue) {
+            st->queue = NULL;
+            return clsort__cl_fail(ctx, err != CL_SUCCESS ? err : CL_INVALID_VALUE,
+                                   "clCreateCommandQueue", "transfer queue");
+        }
+    }
+    *q = st->queue;
+    return CLSORT_OK;
+}
+
+int clsort__upload_overlapped(clsort_ctx *ctx, const clsort__upload_part *parts, int nparts,
+                              size_t elems, size_t chunk, clsort__chunk_fn fn, void *user)
+{
+    enum { MAXP = 2 };
+    clsort__staging *st = &ctx->staging;
+    int rc = CLSORT_OK, stg[MAXP];
+    size_t staged_per = 0;
+    cl_mem sub[MAXP] = {NULL, NULL};
+    cl_event ev[MAXP] = {NULL, NULL};
+    cl_int err;
+    cl_command_queue q = NULL;
+    if (nparts < 1 || nparts > MAXP || !chunk)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "internal: overlapped upload of %d parts",
+                            nparts);
+    CLSORT__CHECK(transfer_queue(ctx, &q));
+    for (int i = 0; i < nparts; ++i) {
+        stg[i] = staged(ctx, &parts[i], elems * parts[i].elem);
+        staged_per += stg[i] ? parts[i].elem : 0;
+    }
+    const size_t slot_bytes = chunk * staged_per;
+    if (staged_per)
+        CLSORT__CHECK(ensure_staging(ctx, 2 * slot_bytes));
+    int slot = 0;
+    for (size_t first = 0; first < elems; first += chunk, slot ^= 1) {
+        const size_t count = elems - first < chunk ? elems - first : chunk;
+        if (staged_per)
+            CLSORT__CHECK(finish_event(ctx, &st->slot_event[slot], st->slot_upload[slot]));
+        size_t used = 0;
+        for (int i = 0; i < nparts; ++i) {
+            const size_t off = first * parts[i].elem, len = count * parts[i].elem;
+            const cl_buffer_region region = {off, len};
+            sub[i] = clCreateSubBuffer(parts[i].buf, CL_MEM_READ_WRITE,
+                                       CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+            CLSORT__CL_CHECK(ctx, err, "clCreateSubBuffer", "upload chunk");
+            const unsigned char *from = (const unsigned char *)parts[i].src + off;
+            if (stg[i]) {
+                unsigned char *dst = st->host + (size_t)slot * slot_bytes + used;
+                const uint64_t t0 = clsort__now_ns();
+                clsort__copy_parallel(dst, from, len);
+                ctx->stats.staging_ns += clsort__now_ns() - t0;
+                from = dst;
+                used += len;
+            }
+            /* Written through the chunk's sub-buffer: writing the parent while a kernel uses a
+             * sub-buffer of it is undefined in OpenCL, disjoint sub-buffers are not. */
+            err = clEnqueueWriteBuffer(q, sub[i], CL_FALSE, 0, len, from, 0, NULL, &ev[i]);
+            CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "overlapped chunk");
+            ctx->stats.upload_bytes += len;
+        }
+        clFlush(q);
+        CLSORT__CHECK(fn(user, first, count, sub, (cl_uint)nparts, ev));
+        for (int i = 0; i < nparts; ++i) {
+            clReleaseMemObject(sub[i]);
+            sub[i] = NULL;
+        }
+        /* The slot's last write decides when it is free again (the queue is in order); the
+         * others are kept for their profiled time, or released. */
+        int kept = 0;
+        for (int i = nparts - 1; i >= 0; --i) {
+            cl_event e = ev[i];
+            ev[i] = NULL;
+            if (stg[i] && !kept) {
+                st->slot_event[slot] = e;
+                st->slot_upload[slot] = 1;
+                kept = 1;
+            } else if (ctx->profiling) {
+                CLSORT__CHECK(add_pending(ctx, e, 1));
+            } else {
+                clReleaseEvent(e);
+            }
+        }
+    }
+fail:
+    for (int i = 0; i < MAXP; ++i) {
+        if (sub[i])
+            clReleaseMemObject(sub[i]);
+        if (ev[i])
+            clReleaseEvent(ev[i]);
+    }
+    return rc;
+}
+
 int clsort__download(clsort_ctx *ctx, cl_mem buf, size_t offset, void *dst, size_t bytes,
                      int *touched)
 {
@@ -343,6 +504,10 @@ void clsort__transfer_release(clsort_ctx *ctx)
     clFinish(ctx->queue);
     clsort__transfer_settle(ctx);
     free_staging(ctx);
+    if (ctx->staging.queue) {
+        clReleaseCommandQueue(ctx->staging.queue);
+        ctx->staging.queue = NULL;
+    }
     while (ctx->pinned) {
         clsort__pinned_block *b = ctx->pinned;
         ctx->pinned = b->next;

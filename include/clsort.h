@@ -251,9 +251,13 @@ CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem 
 
 /* ---- Pinned host memory ------------------------------------------------------------------- */
 /* How host arrays travel (docs/design.md, "Host arrays"): every host-array sort (clsort_sort,
- * clsort_sort_pairs, clsort_sort_batch) enqueues its transfers and launches on the context's one
- * queue (the caller's queue for clsort_create_with_queue); the library's own threads only copy
- * host memory. Arrays in memory from clsort_host_alloc move at full bus speed with no copy on the
+ * clsort_sort_pairs, clsort_sort_batch) enqueues its launches and downloads on the context's
+ * queue (the caller's queue for clsort_create_with_queue). Arrays above 64 KiB are uploaded in
+ * chunks of whole tiles (whole arrays for a batch) on a second in-order queue that the library
+ * creates on the same OpenCL context and device (for clsort_create_with_queue: on the caller's
+ * context and device), and the first sorting pass of each chunk runs on the context's queue while
+ * the next chunk travels; CLSORT_OVERLAP=0 in the environment (read at each sort) uploads the
+ * whole arrays first instead. The library's own threads only copy host memory. Arrays in memory from clsort_host_alloc move at full bus speed with no copy on the
  * host. Other arrays go through pinned staging buffers (CL_MEM_ALLOC_HOST_PTR, mapped), made on
  * the first host-array sort that needs them and kept until clsort_destroy, never larger than
  * 64 MiB, or the environment's CLSORT_STAGING_MAX (bytes; a K, M or G suffix multiplies by 2^10,

@@ -8,7 +8,8 @@
  *   - live counts of buffers, programs, kernels and events (create/retain minus release), and
  *     the bytes held by live buffers, to show that failures and long runs leak nothing;
  *   - fault injection: the next clCreateBuffer, the Nth clEnqueueNDRangeKernel from now, or the
- *     next (or the Nth) clEnqueueReadBuffer returns a chosen OpenCL error. */
+ *     next (or the Nth) clEnqueueReadBuffer or clEnqueueWriteBuffer returns a chosen OpenCL
+ *     error. */
 #ifndef CLSORT_TEST_CLHOOKS_H
 #define CLSORT_TEST_CLHOOKS_H
 
@@ -49,6 +50,8 @@ static atomic_int h_fail_launch_;          /* error for a launch, 0: none */
 static atomic_long h_fail_launch_after_;   /* launches to let through before failing */
 static atomic_int h_fail_read_;            /* fail a clEnqueueReadBuffer with this error */
 static atomic_long h_fail_read_after_;     /* reads to let through before failing (0: the next) */
+static atomic_int h_fail_write_;           /* fail a clEnqueueWriteBuffer with this error */
+static atomic_long h_fail_write_after_;    /* writes to let through before failing (0: the next) */
 static atomic_long h_launches_;            /* launches passed to the runtime */
 
 static __attribute__((unused)) h_counts h_now(void)
@@ -94,6 +97,24 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags 
     if (m) {
         atomic_fetch_add(&h_buffers_, 1);
         atomic_fetch_add(&h_buffer_bytes_, (long long)size);
+    }
+    return m;
+}
+
+/* Sub-buffers (the overlapped upload's chunks) are released like buffers, so they are counted
+ * like them; the write hook can fail the Nth write from now. */
+CL_API_ENTRY cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
+                                                  cl_buffer_create_type type, const void *info,
+                                                  cl_int *errcode_ret)
+{
+    H_REAL_(clCreateSubBuffer);
+    cl_int err = CL_SUCCESS;
+    cl_mem m = real_(buffer, flags, type, info, &err);
+    if (errcode_ret)
+        *errcode_ret = err;
+    if (m) {
+        atomic_fetch_add(&h_buffers_, 1);
+        atomic_fetch_add(&h_buffer_bytes_, (long long)((const cl_buffer_region *)info)->size);
     }
     return m;
 }
@@ -206,6 +227,12 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem 
                                                      cl_event *event)
 {
     H_REAL_(clEnqueueWriteBuffer);
+    const int inject = atomic_load(&h_fail_write_);
+    if (inject && atomic_fetch_sub(&h_fail_write_after_, 1) <= 0) {
+        atomic_store(&h_fail_write_, 0);
+        atomic_store(&h_fail_write_after_, 0);
+        return inject;
+    }
     const cl_int err = real_(q, b, blocking, off, size, ptr, nwait, wait, event);
     h_event_made_(err, event);
     return err;

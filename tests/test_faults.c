@@ -2,7 +2,8 @@
  * CLSORT_ERR_BUILD with the options and the build log; an allocation above
  * CL_DEVICE_MAX_MEM_ALLOC_SIZE fails cleanly with CLSORT_ERR_OUT_OF_MEMORY before touching the
  * data; injected failures of clCreateBuffer, of a kernel launch at several points of a schedule,
- * and of the read back return a clear error. After every failure the keys are unchanged, the
+ * of the read back, and of the overlapped upload's writes and per-chunk first passes return a clear
+ * error. After every failure the keys are unchanged, the
  * context still sorts, and no OpenCL object or host memory is leaked (test_clhooks.h counts
  * buffers, programs, kernels and events). */
 #include "test_clhooks.h"
@@ -252,6 +253,57 @@ static void test_transfers(void)
     expect_failure("staged: launch 6 fails", CLSORT_BITONIC, n, CLSORT_ERR_OUT_OF_MEMORY,
                    "clEnqueueNDRangeKernel");
     atomic_store(&h_fail_launch_, 0);
+    /* The overlapped upload (seven chunks here): the first tile pass runs per chunk on the
+     * context's queue while later chunks are written on the transfer queue. A failure of a
+     * chunk's pass or of a chunk's write, early or with earlier chunks' passes already running,
+     * leaves the keys unchanged and the context usable, and holds nothing more afterwards. */
+    t_ok(sort_ok(CLSORT_BITONIC, n, 27), "overlapped: a good sort of %zu keys", n);
+    const h_counts good = h_now();
+    static const long at[] = {0, 3};
+    for (int i = 0; i < 2; ++i) {
+        char what[96];
+        atomic_store(&h_fail_launch_after_, at[i]);
+        atomic_store(&h_fail_launch_, CL_INVALID_VALUE);
+        snprintf(what, sizeof what, "overlapped: chunk %ld's first pass fails", at[i] + 1);
+        expect_failure(what, CLSORT_BITONIC, n, CLSORT_ERR_OPENCL, "clEnqueueNDRangeKernel");
+        atomic_store(&h_fail_launch_, 0);
+        atomic_store(&h_fail_write_after_, at[i]);
+        atomic_store(&h_fail_write_, CL_OUT_OF_RESOURCES);
+        snprintf(what, sizeof what, "overlapped: chunk %ld's write fails", at[i] + 1);
+        expect_failure(what, CLSORT_BITONIC, n, CLSORT_ERR_OUT_OF_MEMORY, "clEnqueueWriteBuffer");
+        atomic_store(&h_fail_write_, 0);
+        atomic_store(&h_fail_write_after_, 0);
+    }
+    t_ok(sort_ok(CLSORT_BITONIC, n, 26), "overlapped: the context sorts after the failures");
+    if (!t_ok(no_more_than(h_now(), good), "... and holds no more OpenCL objects than before")) {
+        diag_counts("before", good);
+        diag_counts("after", h_now());
+    }
+    /* Pairs: the values' write of the third chunk (the sixth write) fails. */
+    {
+        uint32_t *keys = t_xmalloc(n * 4), *vals = t_xmalloc(n * 4), *orig = t_xmalloc(n * 4);
+        t_rng r = t_rng_for(25, n, 0, 0);
+        t_fill(CLSORT_U32, T_RANDOM, keys, n, &r);
+        memcpy(orig, keys, n * 4);
+        for (size_t i = 0; i < n; ++i)
+            vals[i] = (uint32_t)i;
+        atomic_store(&h_fail_write_after_, 5);
+        atomic_store(&h_fail_write_, CL_INVALID_VALUE);
+        const int rc = clsort_sort_pairs(ctx, keys, vals, 4, n, CLSORT_U32,
+                                         CLSORT_ODD_EVEN_TRANSPOSITION, CLSORT_NO_HOST_FALLBACK);
+        atomic_store(&h_fail_write_, 0);
+        atomic_store(&h_fail_write_after_, 0);
+        t_is_status(rc, CLSORT_ERR_OPENCL, "overlapped pairs: the third chunk's values fail");
+        size_t moved = n;
+        for (size_t i = 0; i < n && moved == n; ++i)
+            if (vals[i] != i)
+                moved = i;
+        t_ok(memcmp(keys, orig, n * 4) == 0 && moved == n,
+             "... keys and values unchanged (first moved value %zu)", moved);
+        free(keys);
+        free(vals);
+        free(orig);
+    }
     atomic_store(&h_fail_read_after_, 0);
     atomic_store(&h_fail_read_, CL_OUT_OF_RESOURCES);
     expect_failure("staged: the read of the first chunk fails", CLSORT_BITONIC, n,

@@ -3,7 +3,8 @@
  * sorts of pinned memory, of unaligned and odd-sized arrays through a small pinned staging (many
  * chunks, n not a multiple of the chunk), pairs and batches, the zero-copy path of devices that
  * share memory with the host, the transfer statistics, no pinned memory before the first
- * host-array sort, and the staging bound. Buffers are counted through test_clhooks.h. */
+ * host-array sort, the staging bound, and the overlapped upload (every network, keys, pairs and
+ * batches, both directions, staged, plain and pinned). Buffers are counted through test_clhooks.h. */
 #include "test_clhooks.h"
 #include "test_util.h"
 
@@ -230,6 +231,122 @@ static void test_zero_copy(void)
     clsort_destroy(ctx);
 }
 
+/* The overlapped upload: chunks of whole tiles travel on the transfer queue and each chunk's
+ * first tile pass runs behind its writes. Every sort is checked against the reference, and its
+ * launch count against the same sort with CLSORT_OVERLAP=0 (one more launch per extra chunk),
+ * which shows that the chunked path ran. */
+static unsigned launches_of(clsort_ctx *ctx)
+{
+    return stats_of(ctx).launches;
+}
+
+/* Sorts keys (and, if vals, 8-byte values holding the input positions) of `count` arrays of n
+ * with and without overlap; 1 if both are right and the overlapped one used more launches. */
+static int overlap_case(clsort_ctx *ctx, clsort_type type, clsort_algorithm algo, int desc,
+                        size_t n, size_t count, int pairs, void *kmem, uint64_t *vmem)
+{
+    const size_t ks = t_size(type), total = n * count;
+    const unsigned flags = CLSORT_NO_HOST_FALLBACK | (desc ? CLSORT_DESCENDING : 0);
+    unsigned char *input = t_xmalloc(total * ks), *want = t_xmalloc(total * ks);
+    t_rng r = t_rng_for(31, n, count, (uint64_t)algo * 4 + (unsigned)desc * 2 + (unsigned)pairs);
+    t_fill(type, T_RANDOM, input, total, &r);
+    memcpy(want, input, total * ks);
+    for (size_t c = 0; c < count; ++c)
+        t_ref_sort(type, want + c * n * ks, n, desc);
+    unsigned launches[2] = {0, 0};
+    int good = 1;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1)
+            setenv("CLSORT_OVERLAP", "0", 1);
+        memcpy(kmem, input, total * ks);
+        for (size_t i = 0; pairs && i < total; ++i)
+            vmem[i] = i;
+        const int rc = pairs ? clsort_sort_pairs(ctx, kmem, vmem, 8, n, type, algo, flags)
+                       : count > 1 ? clsort_sort_batch(ctx, kmem, n, count, type, algo, flags)
+                                   : clsort_sort(ctx, kmem, n, type, algo, flags);
+        unsetenv("CLSORT_OVERLAP");
+        launches[pass] = launches_of(ctx);
+        size_t d = t_first_diff(type, kmem, want, total);
+        if (rc != CLSORT_OK || d != total) {
+            t_diag("%s %s n=%zu x%zu%s, overlap %s: %s, first difference at %zu (%s)",
+                   t_type_name(type), t_algo_name(algo), n, count, desc ? " desc" : "",
+                   pass ? "off" : "on", clsort_status_name(rc), d, clsort_last_error(ctx));
+            good = 0;
+        }
+        for (size_t i = 0; pairs && good && i < total; ++i)
+            if (vmem[i] >= total || memcmp(input + vmem[i] * ks, (unsigned char *)kmem + i * ks,
+                                          ks) != 0) {
+                t_diag("value %zu does not belong to its key", i);
+                good = 0;
+            }
+    }
+    if (good && launches[0] <= launches[1]) {
+        t_diag("%s %s n=%zu x%zu: %u launches overlapped, %u not: no chunked first pass",
+               t_type_name(type), t_algo_name(algo), n, count, launches[0], launches[1]);
+        good = 0;
+    }
+    free(input);
+    free(want);
+    return good;
+}
+
+static void test_overlap(int zero_copy_env)
+{
+    /* 128 KiB of staging: chunks of at most 64 KiB (one slot), so that arrays of tens of KiB
+     * travel in several chunks, and the odd-even merge's large CPU tiles still fit a slot. */
+    setenv("CLSORT_STAGING_MAX", "128K", 1);
+    if (zero_copy_env)
+        unsetenv("CLSORT_ZERO_COPY"); /* the device's default path (plain transfers on PoCL) */
+    else
+        setenv("CLSORT_ZERO_COPY", "0", 1); /* staged */
+    clsort_ctx *ctx = t_create_ctx();
+    unsetenv("CLSORT_STAGING_MAX");
+    const char *path = zero_copy_env ? "default path" : "staged";
+    static const clsort_algorithm algos[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE,
+                                             CLSORT_ODD_EVEN_TRANSPOSITION};
+    /* Odd sizes: not a multiple of any chunk nor of any tile. */
+    const size_t nk = 20011, np = 15013, bn = 496, bc = 101;
+    void *kmem = t_xmalloc(bn * bc * 8 + 8); /* the largest case: the batch */
+    uint64_t *vmem = t_xmalloc(nk * 8);
+    for (int a = 0; a < 3; ++a) {
+        const clsort_algorithm algo = algos[a];
+        for (int desc = 0; desc < 2; ++desc) {
+            t_ok(overlap_case(ctx, CLSORT_U32, algo, desc, nk, 1, 0, (char *)kmem + 4, vmem),
+                 "%s, overlapped: u32 keys, %s, n = %zu%s", path, t_algo_name(algo), nk,
+                 desc ? ", descending" : "");
+            t_ok(overlap_case(ctx, CLSORT_F32, algo, desc, np, 1, 1, kmem, vmem),
+                 "%s, overlapped: f32 keys + u64 values, %s, n = %zu%s", path,
+                 t_algo_name(algo), np, desc ? ", descending" : "");
+        }
+        t_ok(overlap_case(ctx, CLSORT_I32, algo, a == 1, bn, bc, 0, kmem, vmem),
+             "%s, overlapped: batch of %zu x %zu i32, %s%s", path, bc, bn, t_algo_name(algo),
+             a == 1 ? ", descending" : "");
+    }
+    /* clsort_host_alloc memory: written to the device straight from the block, chunk by chunk. */
+    void *pk = clsort_host_alloc(ctx, np * 8), *pv = clsort_host_alloc(ctx, np * 8);
+    if (t_ok(pk && pv, "%s: two pinned blocks", path)) {
+        t_ok(overlap_case(ctx, CLSORT_I64, CLSORT_BITONIC, 0, np, 1, 1, pk, pv),
+             "%s, overlapped: i64 keys + u64 values in pinned blocks, n = %zu", path, np);
+        t_ok(stats_of(ctx).pinned_source == 1, "... moved as pinned memory");
+    }
+    clsort_stats s;
+    memcpy(kmem, vmem, nk * 4);
+    t_is_status(clsort_sort(ctx, kmem, nk, CLSORT_U32, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK),
+                CLSORT_OK, "%s: an overlapped sort for the statistics", path);
+    s = stats_of(ctx);
+    t_is_int((long long)s.upload_bytes, (long long)(nk * 4), "... upload_bytes");
+    t_ok(s.upload_ns > 0 && s.device_ns > 0 && s.device_ns <= s.total_ns &&
+             s.upload_ns <= s.total_ns,
+         "... upload_ns %llu and device_ns %llu, non-zero and within total_ns %llu",
+         (unsigned long long)s.upload_ns, (unsigned long long)s.device_ns,
+         (unsigned long long)s.total_ns);
+    free(kmem);
+    free(vmem);
+    const long b = h_now().buffers;
+    clsort_destroy(ctx);
+    t_ok(h_now().buffers < b, "clsort_destroy after overlapped sorts releases buffers");
+}
+
 int main(void)
 {
     t_init("test_host_memory");
@@ -240,6 +357,10 @@ int main(void)
     t_is_int(h_now().buffers, start.buffers, "clsort_destroy frees the blocks left to it");
     test_staged();
     test_zero_copy();
+    test_overlap(0);
+    test_overlap(1);
     unsetenv("CLSORT_ZERO_COPY");
+    t_is_int(h_now().buffers, start.buffers, "every buffer and sub-buffer was released");
+    t_is_int(h_now().events, start.events, "every event was released");
     return t_done();
 }
