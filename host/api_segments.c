@@ -103,7 +103,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     job.tiny_items = ntiny;
     job.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
     job.meta_slot = 2;
-    job.gpos_slot = 2; /* unused: large segments are not sorted here */
+    job.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
     CLSORT__CHECK(clsort__seg_enqueue(ctx, &job));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "segmented sort kernels");

@@ -38,9 +38,14 @@ uint64_t clsort__seg_large_max(const clsort_ctx *ctx, unsigned tile, int stable)
 {
     /* Measured on PoCL (docs/perf.md): segments of 2-4 tiles sorted by one work-group in global
      * memory took longer than a normal sort each (uniform 1..8192: 94 ms against 80 ms at 2^20),
-     * so the bound stays at the tile; it is a parameter for devices where that differs. */
-    (void)ctx;
-    (void)stable;
+     * so there the bound stays at the tile. On the H200 it is the other way round by far: 2^24
+     * keys in segments uniform in 1..8192 took 74 ms as one clsort_sort per long segment and
+     * 1.6 ms in the group pass; a power-law mix up to 2^16, 33 ms against 7 ms. So GPUs keep
+     * segments up to 16 tiles in the group pass (beyond that one sort per segment has enough
+     * parallelism of its own). Stable pairs keep the tile bound: the host variant has no
+     * scratch slot left for the positions that stable long segments need in the group pass. */
+    if ((ctx->dev.type & CL_DEVICE_TYPE_GPU) && !stable)
+        return (uint64_t)tile * 16;
     return tile;
 }
 

@@ -40,9 +40,15 @@ else fail "-d all: empty file"; fi
 "$CLSORT" -d 0:0,,0:1 -o "$W/x.bin" "$W/a.bin" 2>"$W/err"; rc=$?
 if [ $rc = 2 ] && grep -q "empty item" "$W/err" && [ ! -e "$W/x.bin" ]; then pass "empty list item: status 2"
 else fail "empty list item: status 2 (got $rc)"; fi
-"$CLSORT" -d gpu:all -o "$W/x.bin" "$W/a.bin" 2>"$W/err"; rc=$?
-if [ $rc = 4 ] && [ "$(wc -l <"$W/err")" = 1 ] && [ ! -e "$W/x.bin" ]; then pass "gpu:all without a GPU: status 4, one line"
-else fail "gpu:all without a GPU: status 4, one line (got $rc)"; fi
+rm -f "$W/x.bin"
+if "$CLSORT" --list-devices 2>/dev/null | grep -q "type gpu"; then
+    n=$((n + 1)); echo "ok $n # SKIP gpu:all without a GPU: this machine has one"
+else
+    "$CLSORT" -d gpu:all -o "$W/x.bin" "$W/a.bin" 2>"$W/err"; rc=$?
+    if [ $rc = 4 ] && [ "$(wc -l <"$W/err")" = 1 ] && [ ! -e "$W/x.bin" ]; then pass "gpu:all without a GPU: status 4, one line"
+    else fail "gpu:all without a GPU: status 4, one line (got $rc)"; fi
+fi
+rm -f "$W/x.bin"
 "$CLSORT" -d 0:0,no-such-device -o "$W/x.bin" "$W/a.bin" 2>"$W/err"; rc=$?
 if [ $rc = 4 ] && [ ! -e "$W/x.bin" ]; then pass "unknown device in a list: status 4, no output"
 else fail "unknown device in a list: status 4, no output (got $rc)"; fi

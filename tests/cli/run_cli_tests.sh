@@ -161,9 +161,17 @@ expect_err 4 "no OpenCL device matches" "unknown device in CLSORT_DEVICE" env CL
 expect_err 4 "no OpenCL device matches '9:9'" "device index out of range" "$CLSORT" -d 9:9 -o - one.bin
 # Issue 14 finding 2: with no platform at all (an ICD loader that finds no vendor file), say that
 # none is visible rather than that none matches.
+# OCL_ICD_FILENAMES (which some images set, e.g. to libpocl.so.2) adds vendors of its own, so it
+# is unset too. Some ICD loaders still find a vendor elsewhere: then the case cannot be made here.
 mkdir noicd
-expect_err 4 "no OpenCL device is visible (no ICD registered? see docs/gpu.md" "no device visible at all" env OCL_ICD_VENDORS="$W/noicd" "$CLSORT" -d cpu -o - one.bin
-expect_err 4 "no OpenCL device is visible" "--list-devices with no device visible" env OCL_ICD_VENDORS="$W/noicd" "$CLSORT" --list-devices
+if env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$W/noicd" "$CLSORT" --list-devices 2>/dev/null |
+    grep -Eq "^[0-9]+:[0-9]+"; then
+    n=$((n + 1)); echo "ok $n # SKIP this ICD loader finds devices even with an empty OCL_ICD_VENDORS"
+    n=$((n + 1)); echo "ok $n # SKIP (the same)"
+else
+    expect_err 4 "no OpenCL device is visible (no ICD registered? see docs/gpu.md" "no device visible at all" env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$W/noicd" "$CLSORT" -d cpu -o - one.bin
+    expect_err 4 "no OpenCL device is visible" "--list-devices with no device visible" env -u OCL_ICD_FILENAMES OCL_ICD_VENDORS="$W/noicd" "$CLSORT" --list-devices
+fi
 
 # ---- Devices and cache --------------------------------------------------------------------------
 expect 0 "--list-devices exits 0" "$CLSORT" --list-devices
