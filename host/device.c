@@ -3,6 +3,7 @@
 #include "device.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +69,52 @@ int clsort__query_device(clsort__device *dev)
     return CLSORT_OK;
 }
 
+/* The ICD loader's variables as the process started with them. Seen on the GPU machine
+ * (2026-11-23, CUDA's Khronos ICD loader with PoCL and NVIDIA's driver, OCL_ICD_FILENAMES=
+ * "libpocl.so.2:libnvidia-opencl.so.1" set by the image): loading the platforms rewrote
+ * OCL_ICD_FILENAMES in the process's environment to "libpocl.so.2", so every program that
+ * process started afterwards (a child sorting on the same GPU, mpirun's ranks, the race test of
+ * test_cache) saw no GPU at all. A library must not leave the caller's environment changed: the
+ * first enumeration, once per process, loads every platform and its devices (which is when the
+ * drivers initialise), then puts back any of these variables a driver changed. */
+static const char *const icd_vars[] = {"OCL_ICD_FILENAMES", "OCL_ICD_VENDORS"};
+#define ICD_VARS (sizeof icd_vars / sizeof *icd_vars)
+static pthread_once_t icd_once = PTHREAD_ONCE_INIT;
+
+static void icd_first_load(void)
+{
+    char *saved[ICD_VARS];
+    for (size_t i = 0; i < ICD_VARS; ++i) {
+        const char *v = getenv(icd_vars[i]);
+        saved[i] = v ? strdup(v) : NULL;
+    }
+    cl_platform_id plats[MAX_PLATFORMS];
+    cl_uint np = 0;
+    if (clGetPlatformIDs(MAX_PLATFORMS, plats, &np) == CL_SUCCESS) {
+        for (cl_uint p = 0; p < np && p < MAX_PLATFORMS; ++p) {
+            cl_uint nd = 0;
+            clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd);
+        }
+    }
+    for (size_t i = 0; i < ICD_VARS; ++i) {
+        const char *now = getenv(icd_vars[i]);
+        if (saved[i] && (!now || strcmp(now, saved[i]) != 0))
+            setenv(icd_vars[i], saved[i], 1);
+        else if (!saved[i] && now)
+            unsetenv(icd_vars[i]);
+        free(saved[i]);
+    }
+}
+
+static int for_each_device(int (*fn)(const clsort__device *dev, void *user), void *user);
+
 int clsort__for_each_device(int (*fn)(const clsort__device *dev, void *user), void *user)
+{
+    pthread_once(&icd_once, icd_first_load);
+    return for_each_device(fn, user);
+}
+
+static int for_each_device(int (*fn)(const clsort__device *dev, void *user), void *user)
 {
     cl_platform_id plats[MAX_PLATFORMS];
     cl_uint np = 0;

@@ -712,6 +712,11 @@ int main(int argc, char **argv)
     else
         snprintf(self_path, sizeof self_path, "%s", argv[0]);
     t_init("test_cache");
+    /* The race children below inherit this process's environment after it opened the device:
+     * the ICD loader's variables must still be what the process started with (device.c). */
+    const char *icd0 = getenv("OCL_ICD_FILENAMES");
+    char icd_start[4096];
+    snprintf(icd_start, sizeof icd_start, "%s", icd0 ? icd0 : "(unset)");
     snprintf(root, sizeof root, "/tmp/clsort-test-cache-XXXXXX");
     if (!mkdtemp(root))
         t_bail("mkdtemp failed");
@@ -747,5 +752,8 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     if (system(cmd) != 0)
         t_diag("could not remove %s", root);
+    const char *icd1 = getenv("OCL_ICD_FILENAMES");
+    t_is_str(icd1 ? icd1 : "(unset)", icd_start,
+             "OCL_ICD_FILENAMES is as the process started with it, after every sort");
     return t_done();
 }

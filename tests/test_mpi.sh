@@ -28,10 +28,17 @@ ${CC:-cc} -std=c11 -O2 -o "$REF" tests/cli/refsort.c || { echo "Bail out! cannot
 # Open MPI refuses root unless told, and there are more ranks than cores here.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# mpirun loads OpenCL itself (hwloc), and a driver may rewrite the ICD loader's variables in its
+# environment before the ranks start (seen on the GPU machine: OCL_ICD_FILENAMES lost NVIDIA's
+# library, so the ranks saw no GPU). -x hands the ranks the values this script has.
+MPI_X=""
+for v in OCL_ICD_FILENAMES OCL_ICD_VENDORS; do
+    eval "[ -n \"\${$v+x}\" ]" && MPI_X="$MPI_X -x $v"
+done
 # No hang may stall the suite: every job gets a time limit.
 run_mpi() { # run_mpi N ARGS...: stdout to out, stderr to err, status in $rc
     np=$1; shift
-    timeout 120 mpirun --oversubscribe -n "$np" "$MPI" "$@" >out 2>err
+    timeout 120 mpirun --oversubscribe $MPI_X -n "$np" "$MPI" "$@" >out 2>err
     rc=$?
 }
 
