@@ -230,7 +230,7 @@ if [ -n "$python" ]; then
         '[ "$(cd "$tmp" && CLSORT_LIBRARY="$p/lib/libclsort.so.$major" PYTHONPATH="$tmp/py" "$python" -c "
 import numpy as np, clsort
 a = np.array([3, 1, 2], dtype=np.uint32); clsort.sort(a)
-print(clsort.library_path(), list(a))")" = "$p/lib/libclsort.so.$major [1, 2, 3]" ]'
+print(clsort.library_path(), a.tolist())")" = "$p/lib/libclsort.so.$major [1, 2, 3]" ]'
 else
     skip "no python3 with numpy and pip (make deps-dev)"
 fi
