@@ -31,10 +31,11 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # mpirun loads OpenCL itself (hwloc), and a driver may rewrite the ICD loader's variables in its
 # environment before the ranks start (seen on the GPU machine: OCL_ICD_FILENAMES lost NVIDIA's
 # library, so the ranks saw no GPU). -x hands the ranks the values this script has.
+# The values are spelled out (-x VAR=value): a bare -x VAR would read mpirun's own, already
+# rewritten environment. (Values with spaces are not supported here.)
 MPI_X=""
-for v in OCL_ICD_FILENAMES OCL_ICD_VENDORS; do
-    eval "[ -n \"\${$v+x}\" ]" && MPI_X="$MPI_X -x $v"
-done
+[ -n "${OCL_ICD_FILENAMES+x}" ] && MPI_X="$MPI_X -x OCL_ICD_FILENAMES=$OCL_ICD_FILENAMES"
+[ -n "${OCL_ICD_VENDORS+x}" ] && MPI_X="$MPI_X -x OCL_ICD_VENDORS=$OCL_ICD_VENDORS"
 # No hang may stall the suite: every job gets a time limit.
 run_mpi() { # run_mpi N ARGS...: stdout to out, stderr to err, status in $rc
     np=$1; shift
