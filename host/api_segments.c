@@ -39,16 +39,6 @@ static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int ha
     return CLSORT_OK;
 }
 
-static void reset_stats(clsort_ctx *ctx)
-{
-    if (ctx->stat_first)
-        clReleaseEvent(ctx->stat_first);
-    if (ctx->stat_last)
-        clReleaseEvent(ctx->stat_last);
-    ctx->stat_first = ctx->stat_last = NULL;
-    memset(&ctx->stats, 0, sizeof ctx->stats);
-}
-
 /* AUTO inside the segmented passes: bitonic, the fastest of the three at every tile size
  * measured (docs/perf.md); larger segments resolve AUTO by their own size on the normal path. */
 static clsort_algorithm seg_algo(clsort_algorithm algo)
@@ -194,7 +184,7 @@ int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value
         return CLSORT_ERR_INVALID_ARG;
     const uint64_t t0 = clsort__now_ns();
     pthread_mutex_lock(&ctx->lock);
-    reset_stats(ctx);
+    clsort__reset_stats(ctx);
     unsigned tile = 0;
     int rc = segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo, flags,
                              &tile);
@@ -234,7 +224,7 @@ int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value
     }
     pthread_mutex_lock(&ctx->lock);
     if (rc == CLSORT_OK) {
-        reset_stats(ctx);
+        clsort__reset_stats(ctx);
         ctx->stats = sum;
         ctx->stats.algorithm = seg_algo(algo);
     }
@@ -330,7 +320,7 @@ int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, siz
         return CLSORT_ERR_INVALID_ARG;
     const uint64_t t0 = clsort__now_ns();
     pthread_mutex_lock(&ctx->lock);
-    reset_stats(ctx);
+    clsort__reset_stats(ctx);
     const int rc = segments_buffer_locked(ctx, keys, values, value_size, offsets, nseg, type,
                                           algo, flags, num_wait, wait, done);
     ctx->stats.total_ns = clsort__now_ns() - t0;

@@ -48,16 +48,6 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
     return CLSORT_OK;
 }
 
-static void reset_stats(clsort_ctx *ctx)
-{
-    if (ctx->stat_first)
-        clReleaseEvent(ctx->stat_first);
-    if (ctx->stat_last)
-        clReleaseEvent(ctx->stat_last);
-    ctx->stat_first = ctx->stat_last = NULL;
-    memset(&ctx->stats, 0, sizeof ctx->stats);
-}
-
 /* Host arrays -> scratch buffers -> sort -> host arrays, blocking. On failure the host arrays
  * are untouched: results are only read back once every launch was enqueued successfully. */
 /* Enqueues the sort of `count` arrays of n keys in buffers after the wait list; *done (if not
@@ -248,7 +238,7 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
                     clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     const uint64_t t0 = clsort__now_ns();
-    reset_stats(ctx);
+    clsort__reset_stats(ctx);
     int rc;
     if (n < 2) {
         rc = CLSORT_OK;
@@ -347,7 +337,7 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
     if (flags & CLSORT_STABLE)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED, "clsort_sort_batch: CLSORT_STABLE");
     const uint64_t t0 = clsort__now_ns();
-    reset_stats(ctx);
+    clsort__reset_stats(ctx);
     if (n >= 2 && count > 0)
         rc = device_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     ctx->stats.total_ns = clsort__now_ns() - t0;
@@ -381,7 +371,7 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
                             "clsort_sort_buffer: values buffer holds fewer than n = %zu values", n);
     const uint64_t t0 = clsort__now_ns();
-    reset_stats(ctx);
+    clsort__reset_stats(ctx);
     rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
                       num_wait, wait, done);
     ctx->stats.total_ns = clsort__now_ns() - t0;

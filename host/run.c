@@ -221,3 +221,13 @@ fail:
     run->first = run->last = NULL;
     return rc;
 }
+
+void clsort__reset_stats(clsort_ctx *ctx)
+{
+    if (ctx->stat_first)
+        clReleaseEvent(ctx->stat_first);
+    if (ctx->stat_last)
+        clReleaseEvent(ctx->stat_last);
+    ctx->stat_first = ctx->stat_last = NULL;
+    memset(&ctx->stats, 0, sizeof ctx->stats);
+}

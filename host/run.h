@@ -40,5 +40,7 @@ int clsort__run_chunk_step(clsort__run *run, const clsort__step *step, cl_mem ke
 int clsort__run_end(clsort__run *run, int rc);
 /* Device time between two profiled events (first start to last end), 0 if unavailable. */
 uint64_t clsort__event_span_ns(cl_event first, cl_event last);
+/* Forgets the last sort's statistics and its profiled events, before a new sort. */
+void clsort__reset_stats(clsort_ctx *ctx);
 
 #endif /* CLSORT_RUN_H */
