@@ -22,7 +22,7 @@ skip() { echo "ok 1 # SKIP $1"; echo "1..1"; exit 0; }
 # Under make check-sanitize the ranks would be ASan programs inside Open MPI, whose own
 # allocations (not instrumented, kept until exit) LeakSanitizer reports; the MPI tests run in
 # make test only.
-[ -z "$CLSORT_TEST_SAN" ] || skip "sanitizer build (CLSORT_TEST_SAN): Open MPI's own allocations are not ours to check"
+[ -z "${CLSORT_TEST_SAN:-}" ] || skip "sanitizer build (CLSORT_TEST_SAN): Open MPI's own allocations are not ours to check"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun (Debian: openmpi-bin)"
 command -v mpicc >/dev/null 2>&1 || skip "no mpicc (Debian: libopenmpi-dev)"
 [ -x "$MPI" ] || skip "$MPI not built (make builds it when mpicc is on PATH)"

@@ -54,7 +54,7 @@ if [ $rc = 4 ] && [ ! -e "$W/x.bin" ]; then pass "unknown device in a list: stat
 else fail "unknown device in a list: status 4, no output (got $rc)"; fi
 
 # CLSORT_TEST_SAN: the sanitizer flags the library was built with (make check-sanitize).
-if ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror $CLSORT_TEST_SAN -o "$W/multi_device" \
+if ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror ${CLSORT_TEST_SAN:-} -o "$W/multi_device" \
     docs/examples/multi_device.c -Iinclude "$BUILD/libclsort.a" -lOpenCL -lpthread -lm -linih; then
     pass "docs/examples/multi_device.c compiles warning-free"
     if out=$("$W/multi_device" 300000) && echo "$out" | grep -Eq "on ([2-9]|[1-9][0-9]+) devices"; then pass "multi_device example sorts on every device (2 or more): $out"
