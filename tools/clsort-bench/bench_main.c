@@ -111,7 +111,8 @@ int main(int argc, char **argv)
             return BENCH_EXIT_USAGE;
         }
         bench_print_header(&env, env.csv, "#");
-        bench_print_csv_columns(env.csv);
+        if (!o.segments) /* the segmented mode writes its own column line */
+            bench_print_csv_columns(env.csv);
         fflush(env.csv);
     }
     bench_print_header(&env, stdout, "#");
