@@ -39,7 +39,13 @@ size_t clsort__local_bytes(int net, int width, int valkind, const clsort_params 
      * one slot per 32 against bank conflicts. */
     if (net == 1)
         return (size_t)p->tile * elem_bytes(width, valkind) * 3u;
-    return ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind);
+    const size_t tile_need = ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind);
+    /* Bitonic's wide global passes (bitonic_wide) hold a virtual tile of TILE keys, padded the
+     * same way; kept as its own term so that the two kernels' needs can change apart. */
+    const size_t wide_need = net == 0 && p->tile > 32
+                                 ? ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind)
+                                 : 0;
+    return tile_need > wide_need ? tile_need : wide_need;
 }
 
 static int is_pow2(unsigned x)

@@ -67,11 +67,26 @@ static clsort__step with_io(clsort__step s, int io)
             return rc_;                     \
     } while (0)
 
+/* The wide pass (bitonic_wide, bitonic.cl): a work-group runs up to log2(TILE / 16) levels on a
+ * virtual tile of TILE keys (rows at least 16 keys wide) through local memory, WIDE_LOG =
+ * log2(TILE / WG_SIZE) of them per trip, where bitonic_global_rN runs log2(KEYS_PER_ITEM) in
+ * registers. Built only for tiles shared by a work-group (TILE > 32) with WG_SIZE >= 16, the
+ * same condition as in bitonic.cl; so never with PoCL's default solo tiles, where the register
+ * passes over adjacent columns are the fast shape (docs/perf.md). 0: no wide pass. */
+static unsigned wide_max_levels(const clsort_params *p)
+{
+    if (p->tile <= 32 || p->wg_size < 16)
+        return 0;
+    return clsort__log2(p->tile / 16);
+}
+
 static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn emit, void *user)
 {
     const uint64_t N = clsort__next_pow2(n), tile = p->tile;
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
+    const unsigned wide_max = wide_max_levels(p);
+    const unsigned wide_min = wide_max ? clsort__log2(p->tile / p->wg_size) : 0;
     EMIT(tile_step("bitonic_sort_tile", groups, p, 1, (cl_uint)(N < tile ? N : tile)));
     for (uint64_t k = 2 * tile; k <= N; k <<= 1) {
         /* Strides k/2 (the flip) down to tile, in groups of up to R fused levels. */
@@ -82,6 +97,20 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
          * tile's half-cleaners run in the same pass (the _tail kernels, bitonic.cl). */
         const int tail = p->vec_step == p->tile && p->tile <= 32;
         while (levels) {
+            /* A wide pass where it fuses more levels than a register pass; greedy, so each
+             * merge takes ceil(levels / wide_max) passes or fewer (docs/kernels.md). */
+            const unsigned w = levels < wide_max ? levels : wide_max;
+            if (w > R && w >= wide_min) {
+                const uint64_t jlow = jhigh >> (w - 1);
+                const clsort__step s = {flip ? "bitonic_wide_flip" : "bitonic_wide",
+                                        N / tile * p->wg_size, 1,
+                                        {clsort__log2(jlow), (cl_uint)w}, 2, 1, CLSORT__IO_KEYS};
+                EMIT(s);
+                flip = 0;
+                jhigh = jlow >> 1;
+                levels -= w;
+                continue;
+            }
             const unsigned r = levels < R ? levels : R;
             const uint64_t jlow = jhigh >> (r - 1);
             const int last = levels == r;
