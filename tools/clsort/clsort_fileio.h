@@ -60,6 +60,8 @@ typedef struct cli_writer {
     size_t cap, len;
     uint64_t written;
     uint64_t write_ns; /* time spent in write() and fsync() */
+    uint64_t sync_ns;  /* of which in the final fsync() */
+    int stream_sync;   /* start the writeback of each large write at once (final file outputs) */
     /* Called by commit after the result is complete on disk, just before it is renamed over
      * final_path; a non-zero return (after printing why) abandons the result instead. */
     int (*before_replace)(void *user, const char *final_path);
