@@ -20,11 +20,6 @@
 #include "clsort_progress.h"
 #include "clsort_units.h"
 
-/* Without a known input size (standard input, a pipe among the files) the device buffer starts at
- * this size and doubles as the run grows, up to the run size, so a small stream does not reserve
- * a whole run of device memory. */
-#define INITIAL_STREAM_BYTES ((uint64_t)64 << 20)
-
 typedef struct pipe_state {
     clsort_ctx *ctx;
     const cli_keyspec *ks;
@@ -77,7 +72,7 @@ int cli_pipeline_wanted(const cli_keyspec *ks)
 
 /* The chunk size: CLSORT_CLI_CHUNK_SIZE (bytes, K/M/G suffixes) or the default, in whole keys,
  * never more than the device buffer. */
-static size_t choose_chunk_records(size_t key_size, size_t buf_records)
+static size_t choose_chunk_records(size_t key_size, size_t max_records)
 {
     uint64_t bytes = CLI_PIPE_CHUNK_BYTES;
     const char *env = getenv("CLSORT_CLI_CHUNK_SIZE");
@@ -87,7 +82,7 @@ static size_t choose_chunk_records(size_t key_size, size_t buf_records)
     size_t n = (size_t)(bytes / key_size);
     if (n == 0)
         n = 1;
-    return n < buf_records ? n : buf_records;
+    return n < max_records ? n : max_records;
 }
 
 /* Waits for the slot's last transfer, adds its profiled duration, and frees the slot. */
@@ -142,7 +137,10 @@ static void swap_keys(unsigned char *p, size_t n, size_t key_size)
     }
 }
 
-/* A stream outgrew the device buffer: a twice larger one (at most a run), the keys so far copied
+/* Without a known input size (standard input, a pipe among the files) the device buffer starts
+ * at one turn of the ring (4 chunks: 64 MiB by default) and doubles as the run grows, up to the
+ * run size, so that a small stream does not reserve a whole run of device memory.
+ * A stream outgrew the device buffer: a twice larger one (at most a run), the keys so far copied
  * over on the device. Returns 1, or 0 when no larger buffer can be had: the run then ends here,
  * which changes nothing in the output (runs are merged into the same bytes). */
 static int grow_buffer(pipe_state *p, size_t n)
@@ -410,15 +408,17 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
             CL_SUCCESS)
         return CLI_PIPE_UNAVAILABLE;
 
-    /* A known size needs a buffer of that size at most; a stream starts small and grows. */
+    /* A known size needs a buffer of that size at most; a stream starts with room for one turn
+     * of the ring and grows. */
     uint64_t first = p.run_records;
     if (in->is_regular) {
         p.total_bytes = in->size;
         if (in->size / K < first)
             first = in->size / K;
-    } else if (INITIAL_STREAM_BYTES / K < first) {
-        first = INITIAL_STREAM_BYTES / K;
     }
+    p.chunk_records = choose_chunk_records(K, first ? (size_t)first : 1);
+    if (!in->is_regular && (uint64_t)CLI_PIPE_SLOTS * p.chunk_records < first)
+        first = (uint64_t)CLI_PIPE_SLOTS * p.chunk_records;
     p.buf_records = first ? (size_t)first : 1;
     cl_int err;
     p.buf = clCreateBuffer(p.clctx, CL_MEM_READ_WRITE, p.buf_records * K, NULL, &err);
@@ -429,7 +429,6 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         return CLI_PIPE_UNAVAILABLE;
     }
     st->buffer_bytes = (uint64_t)p.buf_records * K;
-    p.chunk_records = choose_chunk_records(K, p.buf_records);
     st->chunk_bytes = p.chunk_records * K;
     for (unsigned s = 0; s < CLI_PIPE_SLOTS; ++s) {
         p.slot[s] = clsort_host_alloc(ctx, p.chunk_records * K);
