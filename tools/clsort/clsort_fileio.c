@@ -231,7 +231,8 @@ static void writer_free(cli_writer *w)
 /* The final fsync of a large output waits for all of its writeback when the page cache held it
  * back until then; starting the writeback of each large write at once (sync_file_range, Linux)
  * overlaps it with the rest of the work, and the fsync waits for the tail only.
- * CLSORT_CLI_STREAM_SYNC=0 turns it off (to measure it, docs/perf.md). */
+ * CLSORT_CLI_STREAM_SYNC=0 turns it off, and cli_writer_reserve's preallocation with it (to
+ * measure them, docs/perf.md). */
 static int stream_sync_wanted(void)
 {
 #if defined(SYNC_FILE_RANGE_WRITE)
@@ -404,6 +405,24 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
     return CLI_EXIT_OK;
 }
 
+void cli_writer_reserve(cli_writer *w, uint64_t bytes)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    /* fallocate, not posix_fallocate: where the file system cannot, glibc's emulation would
+     * write every block, which costs more than it saves. */
+    if (!w->is_regular || w->keep_open || w->written != 0 || bytes == 0 || !w->stream_sync)
+        return;
+    if (fallocate(w->fd, 0, 0, (off_t)bytes) == 0)
+        w->reserved = bytes;
+    else if (ftruncate(w->fd, 0) != 0) {
+        /* Nothing was allocated that the writes will not overwrite or commit trim. */
+    }
+#else
+    (void)w;
+    (void)bytes;
+#endif
+}
+
 int cli_writer_flush(cli_writer *w)
 {
     const size_t len = w->len;
@@ -456,6 +475,10 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
     if (w->is_stdout) {
         writer_free(w);
         return CLI_EXIT_OK;
+    }
+    if (w->reserved > w->written && ftruncate(w->fd, (off_t)w->written) != 0) {
+        cli_error("%s: cannot trim the output: %s", w->name, strerror(errno));
+        goto fail;
     }
     const uint64_t t0 = cli_now_ns();
     if (w->is_regular && fsync(w->fd) != 0) {

@@ -451,6 +451,8 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         if (rc != CLI_EXIT_OK)
             break;
         if (st->runs == 0 && eof) {
+            if (!ks->unique)
+                cli_writer_reserve(out, (uint64_t)n * K);
             rc = drain_run(&p, n, out, &st->write_ns); /* the whole input: straight out */
             st->write_bytes += (uint64_t)n * K;
         } else {
