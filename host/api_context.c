@@ -147,6 +147,12 @@ fail:
     return rc;
 }
 
+cl_command_queue clsort_get_queue(const clsort_ctx *ctx)
+{
+    /* Set once when the context is made and never changed, so no lock is needed. */
+    return ctx ? ctx->queue : NULL;
+}
+
 void clsort_destroy(clsort_ctx *ctx)
 {
     if (!ctx)

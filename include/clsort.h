@@ -148,6 +148,16 @@ CLSORT_API int clsort_create(clsort_ctx **ctx, const char *device);
  *  is not required. Returns CLSORT_OK, or CLSORT_ERR_INVALID_ARG / CLSORT_ERR_OPENCL with *ctx NULL. */
 CLSORT_API int clsort_create_with_queue(clsort_ctx **ctx, cl_command_queue queue);
 
+/** Returns the in-order command queue the context enqueues its sorts on (the caller's queue for
+ *  clsort_create_with_queue), or NULL for a NULL ctx. The queue is not retained for the caller:
+ *  it stays valid until clsort_destroy (retain it to keep it longer). Its OpenCL context and
+ *  device come from clGetCommandQueueInfo (CL_QUEUE_CONTEXT, CL_QUEUE_DEVICE); buffers for
+ *  clsort_sort_buffer are made on that context, and work the caller enqueues on this queue runs
+ *  in order with the context's sorts (e.g. uploads, then a sort, then downloads, with no events
+ *  needed between them). A clsort_create queue has CL_QUEUE_PROFILING_ENABLE. Takes no lock: the
+ *  queue never changes for the life of the context, and OpenCL enqueues are thread-safe. */
+CLSORT_API cl_command_queue clsort_get_queue(const clsort_ctx *ctx);
+
 /** Releases everything the context holds. NULL is a no-op. Work it enqueued is finished first. */
 CLSORT_API void clsort_destroy(clsort_ctx *ctx);
 

@@ -3,7 +3,8 @@
  * buffers (keys alone and with values) with wait lists and `done` events. Also checks that
  * clsort_sort_buffer returns without blocking: a sort gated by an unset user event must come back
  * at once (an alarm turns a hang into a failure), honour the gate (the input is written through a
- * second queue only after the call returned), and leave keys beyond n alone. */
+ * second queue only after the call returned), and leave keys beyond n alone. Last, clsort_get_queue:
+ * buffers made on the OpenCL context of a clsort_create context's queue, sorted there. */
 #include "test_util.h"
 
 #include <signal.h>
@@ -312,6 +313,81 @@ static void test_buffer_errors(void)
     job_free(&j);
 }
 
+/* clsort_get_queue on a context from clsort_create: the only way such a user can make buffers for
+ * clsort_sort_buffer. Upload, sort and download all go on that queue with no events in between
+ * (it is in-order), and the result must be the reference's. */
+static void test_get_queue(void)
+{
+    t_ok(clsort_get_queue(NULL) == NULL, "clsort_get_queue(NULL) is NULL");
+    const char *spec = getenv("CLSORT_DEVICE");
+    clsort_ctx *own = NULL;
+    if (!t_is_status(clsort_create(&own, spec && *spec ? spec : "cpu"), CLSORT_OK,
+                     "clsort_create for clsort_get_queue"))
+        return;
+    const cl_command_queue q = clsort_get_queue(own);
+    cl_context qctx = NULL;
+    cl_device_id qdev = NULL;
+    cl_command_queue_properties props = 0;
+    const int info = q && clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof qctx, &qctx, NULL) ==
+                              CL_SUCCESS &&
+                     clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL) ==
+                         CL_SUCCESS &&
+                     clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) ==
+                         CL_SUCCESS;
+    t_ok(info && qctx && qdev, "clsort_get_queue gives a queue with a context and a device");
+    t_ok(clsort_get_queue(own) == q, "... the same queue on every call");
+    clsort_device_info di;
+    char qname[256] = "";
+    if (qdev)
+        clGetDeviceInfo(qdev, CL_DEVICE_NAME, sizeof qname, qname, NULL);
+    t_ok(clsort_get_device_info(own, &di) == CLSORT_OK && !strcmp(di.name, qname),
+         "... on the context's device (%s)", qname);
+    t_ok((props & CL_QUEUE_PROFILING_ENABLE) && !(props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE),
+         "... in order, with profiling");
+    if (!info || !qctx) {
+        clsort_destroy(own);
+        return;
+    }
+    static const struct { clsort_type type; size_t n; unsigned flags; } cases[] = {
+        {CLSORT_U32, 100003, 0}, {CLSORT_F32, 4097, CLSORT_DESCENDING}, {CLSORT_I64, 30001, 0},
+        {CLSORT_F64, 777, CLSORT_DESCENDING}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        const clsort_type type = cases[c].type;
+        const size_t n = cases[c].n, sz = t_size(type);
+        if (type == CLSORT_F64 && !di.has_fp64)
+            continue;
+        unsigned char *keys = t_xmalloc(n * sz), *want = t_xmalloc(n * sz),
+                      *got = t_xmalloc(n * sz);
+        t_rng r = t_rng_for(type, n, 0, cases[c].flags);
+        t_fill(type, T_RANDOM, keys, n, &r);
+        memcpy(want, keys, n * sz);
+        t_ref_sort(type, want, n, (cases[c].flags & CLSORT_DESCENDING) != 0);
+        cl_int err;
+        cl_mem m = clCreateBuffer(qctx, CL_MEM_READ_WRITE, n * sz, NULL, &err);
+        int ok = err == CL_SUCCESS &&
+                 clEnqueueWriteBuffer(q, m, CL_FALSE, 0, n * sz, keys, 0, NULL, NULL) ==
+                     CL_SUCCESS;
+        const int rc = ok ? clsort_sort_buffer(own, m, NULL, 0, n, type, CLSORT_AUTO,
+                                               cases[c].flags, 0, NULL, NULL)
+                          : CLSORT_ERR_OPENCL;
+        ok = ok && rc == CLSORT_OK &&
+             clEnqueueReadBuffer(q, m, CL_TRUE, 0, n * sz, got, 0, NULL, NULL) == CL_SUCCESS;
+        const size_t at = ok ? t_first_diff(type, got, want, n) : 0;
+        t_ok(ok && at == n, "buffer on clsort_get_queue's context: %s n=%zu%s sorted like qsort",
+             t_type_name(type), n, cases[c].flags ? " desc" : "");
+        if (ok && at < n)
+            t_diag_diff(type, got, want, n, at);
+        else if (!ok)
+            t_diag("err %d, sort %s: %s", err, clsort_status_name(rc), clsort_last_error(own));
+        if (err == CL_SUCCESS)
+            clReleaseMemObject(m);
+        free(keys);
+        free(want);
+        free(got);
+    }
+    clsort_destroy(own);
+}
+
 int main(void)
 {
     t_init("test_queue_buffers");
@@ -362,6 +438,7 @@ int main(void)
     test_plain();
     test_gated();
     test_buffer_errors();
+    test_get_queue();
 
     /* A second context on the same queue; destroying both leaves the queue ours and usable. */
     clsort_ctx *other = NULL;

@@ -17,6 +17,7 @@
 #include "clsort_guard.h"
 #include "clsort_merge.h"
 #include "clsort_multidev.h"
+#include "clsort_pipeline.h"
 #include "clsort_devlist.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
@@ -34,6 +35,8 @@ typedef struct ext_state {
     uint64_t read_ns, read_bytes;
     uint64_t run_write_ns, run_bytes;
     cli_sort_stats sort;
+    int piped;               /* the streaming pipeline did the work (clsort_pipeline.c) */
+    cli_pipe_stats pipe;
 } ext_state;
 
 static int cli_ext_report_ragged(const char *name, uint64_t size, size_t R)
@@ -95,8 +98,57 @@ static void print_warnings(clsort_ctx *ctx)
     }
 }
 
+/* The pipeline's steps one by one, and how much of them overlapped: their sum against the wall
+ * time. Transfer times are the device's (profiled); the rest is the host's clock. */
+static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t sync_ns,
+                               uint64_t total_ns)
+{
+    char a[32], b[32];
+    const cli_pipe_stats *const p = &x->pipe;
+    cli_info(2, "pipeline %u pinned chunks of %s, device buffer %s (CLSORT_CLI_PIPELINE=0: off)",
+             CLI_PIPE_SLOTS, cli_format_size(a, sizeof a, p->chunk_bytes),
+             cli_format_size(b, sizeof b, p->buffer_bytes));
+    cli_info(2, "read   %s in %.3f s (%s)", cli_format_size(a, sizeof a, p->read_bytes),
+             (double)p->read_ns / 1e9, cli_format_rate(b, sizeof b, p->read_bytes, p->read_ns));
+    cli_info(2, "upload %s in %.3f s (%s, device time, overlapping the reads)",
+             cli_format_size(a, sizeof a, p->upload_bytes), (double)p->upload_ns / 1e9,
+             cli_format_rate(b, sizeof b, p->upload_bytes, p->upload_ns));
+    if (p->sorts) {
+        const double s = (double)p->sort_ns / 1e9;
+        cli_info(2, "sort   %llu keys in %.3f s (%.1f Mkeys/s; device %.3f s)",
+                 (unsigned long long)p->keys, s, s > 0 ? (double)p->keys / s / 1e6 : 0.0,
+                 (double)p->device_ns / 1e9);
+    }
+    cli_info(2, "download %s in %.3f s (%s, device time, overlapping the writes)",
+             cli_format_size(a, sizeof a, p->download_bytes), (double)p->download_ns / 1e9,
+             cli_format_rate(b, sizeof b, p->download_bytes, p->download_ns));
+    if (x->runs_made > 1) {
+        cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, p->run_bytes),
+                 (double)p->run_write_ns / 1e9,
+                 cli_format_rate(b, sizeof b, p->run_bytes, p->run_write_ns));
+        cli_info(2, "merge  %s in %.3f s (%s), including the final write",
+                 cli_format_size(a, sizeof a, x->runs.merged_bytes),
+                 (double)x->runs.merge_ns / 1e9,
+                 cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
+    }
+    cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
+             (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
+    cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+    const uint64_t merge_ns = x->runs_made > 1 ? x->runs.merge_ns : 0;
+    const uint64_t steps = p->read_ns + p->upload_ns + p->sort_ns + p->download_ns +
+                           p->run_write_ns + merge_ns + write_ns + sync_ns;
+    const uint64_t wall = p->wall_ns + merge_ns + sync_ns;
+    cli_info(2, "overlap: the steps add up to %.3f s in %.3f s of wall time (%.3f s overlapped; "
+                "the host waited %.3f s for transfers)",
+             (double)steps / 1e9, (double)wall / 1e9,
+             steps > wall ? (double)(steps - wall) / 1e9 : 0.0, (double)p->wait_ns / 1e9);
+    cli_info(2, "setup  %.3f s (device, context, programs, opening files)",
+             total_ns > wall ? (double)(total_ns - wall) / 1e9 : 0.0);
+}
+
 static void print_summary(const ext_state *x, const clsort_device_info *di, uint64_t records,
-                          size_t run_records, uint64_t out_write_ns, uint64_t total_ns)
+                          size_t run_records, uint64_t out_write_ns, uint64_t out_sync_ns,
+                          uint64_t total_ns)
 {
     char a[32], b[32];
     const cli_opts *const o = x->o;
@@ -121,9 +173,17 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
                  x->runs_made, run_records,
                  cli_format_size(a, sizeof a, (uint64_t)run_records * o->record_size), o->tmpdir,
                  x->runs.fan_in, x->runs.merge_passes);
+    else if (x->piped)
+        cli_info(2, "1 run (on the device)");
     else
         cli_info(2, "1 run (in memory; buffer %s)",
                  cli_format_size(a, sizeof a, (uint64_t)run_records * o->record_size));
+    if (x->piped) {
+        print_pipe_summary(x, out_write_ns - out_sync_ns, out_sync_ns, total_ns);
+        cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
+                 total_ns ? (double)records / ((double)total_ns / 1e9) / 1e6 : 0.0);
+        return;
+    }
     cli_info(2, "read   %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
              (double)x->read_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, x->read_ns));
     if (x->sort.sorts) {
@@ -143,8 +203,9 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
                  cli_format_size(a, sizeof a, x->runs.merged_bytes), (double)x->runs.merge_ns / 1e9,
                  cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
     }
-    cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
-             (double)out_write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns));
+    cli_info(2, "write  %s in %.3f s (%s; of which sync %.3f s)",
+             cli_format_size(a, sizeof a, x->read_bytes), (double)out_write_ns / 1e9,
+             cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns), (double)out_sync_ns / 1e9);
     cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
              total_ns ? (double)records / ((double)total_ns / 1e9) / 1e6 : 0.0);
 }
@@ -250,7 +311,7 @@ int cli_sort_input(const cli_opts *o)
     int pf_running = 0;
     clsort_ctx *ctx = NULL;
     clsort_device_info di, *dip = NULL;
-    uint64_t out_write_ns = 0, records = 0;
+    uint64_t out_write_ns = 0, out_sync_ns = 0, records = 0;
     cli_guard guard;
 
     /* Every named file holds whole records, and what each one is, before anything is read. */
@@ -291,6 +352,25 @@ int cli_sort_input(const cli_opts *o)
     if (capped)
         cli_info(2, "buffer size lowered to %zu records to fit one device allocation",
                  run_records);
+    /* Records that are their own keys stream through pinned memory and the device (issue 10);
+     * inputs small enough for the library's host fallback are sorted faster in host memory. */
+    uint64_t fallback_max = 0;
+    clsort_get_host_fallback_max(ctx, &fallback_max);
+    if (cli_pipeline_wanted(&x.ks) && !(in.is_regular && in.size / R <= fallback_max)) {
+        rc = cli_pipeline_sort(ctx, &x.ks, o->algorithm, run_records, &in, &out, &x.runs,
+                               o->tmpdir, &x.pipe);
+        if (rc != CLI_PIPE_UNAVAILABLE) {
+            if (rc != CLI_EXIT_OK)
+                goto fail;
+            x.piped = 1;
+            x.runs_made = x.pipe.runs;
+            x.read_bytes = x.pipe.read_bytes;
+            x.sort.sorts = x.pipe.sorts;
+            x.sort.algorithm = x.pipe.algorithm;
+            records = x.pipe.read_bytes / R;
+            goto sorted;
+        }
+    }
     size_t cap = run_records;
     if (in.is_regular && in.size / R < cap)
         cap = (size_t)(in.size / R);
@@ -365,6 +445,7 @@ int cli_sort_input(const cli_opts *o)
     cli_chunk_free(&chunk);
     cli_chunk_free(&next);
 
+sorted:
     if (x.runs_made > 1 || x.runs.nruns > 0) {
         rc = cli_runs_merge(&x.runs, &out);
         if (rc != CLI_EXIT_OK)
@@ -376,8 +457,10 @@ int cli_sort_input(const cli_opts *o)
     if (rc != CLI_EXIT_OK)
         goto fail;
     out_write_ns = out.write_ns; /* commit leaves the counters readable */
+    out_sync_ns = out.sync_ns;
     cli_progress_clear();
-    print_summary(&x, dip, records, run_records, out_write_ns, cli_now_ns() - t_start);
+    print_summary(&x, dip, records, run_records, out_write_ns, out_sync_ns,
+                  cli_now_ns() - t_start);
     cli_runs_close(&x.runs);
     clsort_destroy(ctx);
     cli_input_close(&in);

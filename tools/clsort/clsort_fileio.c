@@ -5,6 +5,9 @@
  * system, so rename() is atomic), fsync'ed, given the mode of the file it replaces, and renamed over
  * it; then the directory is fsync'ed so that the rename itself survives a crash. */
 #define _XOPEN_SOURCE 700 /* realpath() */
+#if defined(__linux__)
+#define _GNU_SOURCE /* sync_file_range() */
+#endif
 #include "clsort_fileio.h"
 
 #include <errno.h>
@@ -13,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,7 +217,7 @@ static int writer_alloc(cli_writer *w, size_t buf_size)
 /* Frees what the writer holds; its counters stay readable for the caller's report. */
 static void writer_free(cli_writer *w)
 {
-    const uint64_t written = w->written, write_ns = w->write_ns;
+    const uint64_t written = w->written, write_ns = w->write_ns, sync_ns = w->sync_ns;
     free(w->buf);
     free(w->name);
     free(w->tmp_path);
@@ -222,6 +226,22 @@ static void writer_free(cli_writer *w)
     w->fd = -1;
     w->written = written;
     w->write_ns = write_ns;
+    w->sync_ns = sync_ns;
+}
+
+/* The final fsync of a large output waits for all of its writeback when the page cache held it
+ * back until then; starting the writeback of each large write at once (sync_file_range, Linux)
+ * overlaps it with the rest of the work, and the fsync waits for the tail only.
+ * CLSORT_CLI_STREAM_SYNC=0 turns it off, and cli_writer_reserve's preallocation with it (to
+ * measure them, docs/perf.md). */
+static int stream_sync_wanted(void)
+{
+#if defined(SYNC_FILE_RANGE_WRITE)
+    const char *env = getenv("CLSORT_CLI_STREAM_SYNC");
+    return !(env && strcmp(env, "0") == 0);
+#else
+    return 0;
+#endif
 }
 
 static mode_t current_umask(void)
@@ -311,6 +331,7 @@ int cli_writer_open_output(cli_writer *w, const char *output, const char *input_
         goto fail;
     }
     w->is_regular = 1;
+    w->stream_sync = stream_sync_wanted();
     if (writer_alloc(w, buf_size) != CLI_EXIT_OK) {
         cli_writer_abort(w);
         return CLI_EXIT_IO;
@@ -356,6 +377,7 @@ int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size)
 static int write_all(cli_writer *w, const unsigned char *p, size_t len)
 {
     const uint64_t t0 = cli_now_ns();
+    const uint64_t start = w->written, total = len;
     while (len > 0) {
         const ssize_t r = write(w->fd, p, len);
         if (r < 0) {
@@ -372,8 +394,40 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
         len -= (size_t)r;
         w->written += (uint64_t)r;
     }
+#if defined(SYNC_FILE_RANGE_WRITE)
+    /* Best effort: a file system without it still gets the fsync at commit. */
+    if (w->stream_sync && total >= ((uint64_t)1 << 20))
+        sync_file_range(w->fd, (off_t)start, (off_t)total, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)start;
+    (void)total;
+#endif
     w->write_ns += cli_now_ns() - t0;
     return CLI_EXIT_OK;
+}
+
+void cli_writer_reserve(cli_writer *w, uint64_t bytes)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    /* fallocate, not posix_fallocate: where the file system cannot, glibc's emulation would
+     * write every block, which costs more than it saves. */
+    if (!w->is_regular || w->keep_open || w->written != 0 || bytes == 0 || !w->stream_sync)
+        return;
+    /* Beyond the file-size limit fallocate raises SIGXFSZ, which kills the process and leaves
+     * the temporary file; the writes then report EFBIG (exit 3) as they always did. */
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        bytes > (uint64_t)lim.rlim_cur)
+        return;
+    if (fallocate(w->fd, 0, 0, (off_t)bytes) == 0)
+        w->reserved = bytes;
+    else if (ftruncate(w->fd, 0) != 0) {
+        /* Nothing was allocated that the writes will not overwrite or commit trim. */
+    }
+#else
+    (void)w;
+    (void)bytes;
+#endif
 }
 
 int cli_writer_flush(cli_writer *w)
@@ -429,12 +483,17 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         writer_free(w);
         return CLI_EXIT_OK;
     }
+    if (w->reserved > w->written && ftruncate(w->fd, (off_t)w->written) != 0) {
+        cli_error("%s: cannot trim the output: %s", w->name, strerror(errno));
+        goto fail;
+    }
     const uint64_t t0 = cli_now_ns();
     if (w->is_regular && fsync(w->fd) != 0) {
         cli_error("%s: cannot flush output to disk: %s", w->name, strerror(errno));
         goto fail;
     }
     w->write_ns += cli_now_ns() - t0;
+    w->sync_ns += cli_now_ns() - t0;
     if (w->tmp_path) {
         if (w->set_owner && fchown(w->fd, w->uid, w->gid) != 0) {
             /* Keeping the owner is a courtesy; the data matters more. */

@@ -1,0 +1,199 @@
+#!/bin/sh
+# run_pipeline_tests.sh - the streaming pipeline of clsort (records that are their own keys:
+# pinned chunks, overlapped uploads and downloads, one device sort per run; issue 10). Every
+# result is compared byte for byte with the reference sort (refsort.c) and with the host-memory
+# path (CLSORT_CLI_PIPELINE=0), and -v must show which path ran. Small chunks
+# (CLSORT_CLI_CHUNK_SIZE) put many chunk borders and turns of the ring into small files; -S makes
+# small runs. TAP-like output; exits non-zero on any failure.
+#
+#   BUILD=build sh tests/cli/run_pipeline_tests.sh   (from the repository root)
+#   SEED=1234 ...                                    replays the data of an earlier run
+set -u
+
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD ;; esac
+CLSORT=$BUILD/clsort
+REF=$BUILD/refsort
+SRCDIR=$(cd "$(dirname "$0")" && pwd)
+export CLSORT_DEVICE="${CLSORT_DEVICE:-cpu}"
+SEED=${SEED:-$(date +%s)}
+
+if [ ! -x "$CLSORT" ]; then
+    echo "Bail out! $CLSORT not built (run make)"
+    exit 1
+fi
+${CC:-cc} -std=c11 -O2 -o "$REF" "$SRCDIR/refsort.c" || { echo "Bail out! cannot build refsort"; exit 1; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/clsort-pipe.XXXXXX") || exit 1
+trap 'rm -rf "$W"' EXIT HUP INT TERM
+cd "$W" || exit 1
+mkdir tmp
+export TMPDIR="$W/tmp"
+
+n=0
+fails=0
+echo "# seed $SEED (replay with SEED=$SEED), device ${CLSORT_DEVICE}"
+pass() { n=$((n + 1)); echo "ok $n - $1"; }
+fail() {
+    n=$((n + 1)); fails=$((fails + 1))
+    echo "not ok $n - $1"
+    if [ -s err ]; then sed 's/^/#   stderr: /' err | head -5; fi
+}
+check() { desc=$1; shift; if "$@"; then pass "$desc"; else fail "$desc"; fi; }
+same() { cmp -s "$1" "$2"; }
+ksize() { case $1 in *32*) echo 4 ;; *) echo 8 ;; esac; }
+seq_seed=0
+gen() { # gen FILE TYPE RECORD OFFSET N [DISTINCT]
+    seq_seed=$((seq_seed + 1))
+    "$REF" gen "$2" "$3" "$4" "$5" $((SEED + seq_seed)) "${6:-0}" >"$1"
+}
+
+# 4 KiB chunks: 1024 u32 or 512 u64 keys, so a few tens of thousands of keys take the ring around
+# many times. Inputs above the library's host-fallback size (16384 keys on PoCL) are streamed.
+CHUNK=4096
+export CLSORT_CLI_CHUNK_SIZE=$CHUNK
+
+# piped DESC REF-FILE CLSORT-ARGS...: sorts with the pipeline (-v must say so) into p.out and with
+# the host-memory path into h.out; both must equal REF-FILE.
+piped() {
+    desc=$1; ref=$2; shift 2
+    "$CLSORT" -v -o p.out "$@" 2>err
+    rc=$?
+    if [ "$rc" -ne 0 ]; then fail "$desc: pipeline exit $rc"; return; fi
+    if ! grep -q "pipeline 4 pinned chunks" err; then fail "$desc: -v does not show the pipeline"; return; fi
+    CLSORT_CLI_PIPELINE=0 "$CLSORT" -v -o h.out "$@" 2>err.h
+    if grep -q "pipeline" err.h; then fail "$desc: CLSORT_CLI_PIPELINE=0 still streams"; return; fi
+    if ! same p.out "$ref"; then fail "$desc: differs from the reference"; return; fi
+    if ! same p.out h.out; then fail "$desc: differs from the host-memory path"; return; fi
+    pass "$desc"
+}
+
+# ---- Sizes around the chunk and the ring --------------------------------------------------------
+for keys in 17407 17408 17409 20480 20483 40961; do
+    gen in.bin u32 4 0 $keys
+    "$REF" sort u32 4 0 <in.bin >ref.bin
+    piped "u32, $keys keys in chunks of 1024" ref.bin in.bin
+done
+for keys in 16385 17000; do
+    gen in.bin u64 8 0 $keys
+    "$REF" sort u64 8 0 r <in.bin >ref.bin
+    piped "u64 -r, $keys keys in chunks of 512" ref.bin -t u64 -r in.bin
+done
+gen in.bin u32 4 0 20000
+"$REF" sort u32 4 0 <in.bin >ref.bin
+for c in 4 12 1000 4095 4097 80000 1M; do
+    CLSORT_CLI_CHUNK_SIZE=$c piped "chunk size $c" ref.bin in.bin
+done
+CLSORT_CLI_CHUNK_SIZE=1M "$CLSORT" -v -o p.out in.bin 2>err
+check "a chunk larger than the input is cut to the input (-v)" grep -q "pinned chunks of 78.1 KiB, device buffer 78.1 KiB" err
+
+# ---- Every key type, both directions, big-endian ------------------------------------------------
+for t in u32 i32 f32 u64 i64 f64; do
+    k=$(ksize $t)
+    gen in.bin $t "$k" 0 30000 20000
+    for dir in "" r; do
+        "$REF" sort $t "$k" 0 $dir <in.bin >ref.bin
+        piped "-t $t ${dir:+-r }" ref.bin -t $t ${dir:+-r} in.bin
+    done
+    gen dup.bin $t "$k" 0 25000 7
+    "$REF" sort $t "$k" 0 <dup.bin >ref.bin
+    piped "-t $t with 7 distinct keys (both zeros, NaNs for floats)" ref.bin -t $t dup.bin
+    "$REF" swap $t <in.bin >be.bin
+    "$REF" msort "$k" "0:${t}be:r" <be.bin >ref.bin
+    piped "-t ${t}be -r" ref.bin -t ${t}be -r be.bin
+done
+
+# ---- Runs: sizes around the run size (-S) ---------------------------------------------------------
+gen in.bin u32 4 0 40000 3000
+"$REF" sort u32 4 0 <in.bin >ref.bin
+for s in 160000 159996 160004 80000 79996 64K 20K; do
+    piped "runs of -S $s bytes (40000 keys)" ref.bin -S $s in.bin
+done
+"$CLSORT" -v -S 64K -o p.out in.bin 2>err
+check "-v reports the runs of the pipeline" sh -c "grep -q '3 runs of up to 16384 records' err && grep -q 'runs   ' err"
+check "runs leave nothing under TMPDIR" test -z "$(ls -A tmp)"
+gen in.bin f64 8 0 30000
+"$REF" sort f64 8 0 r <in.bin >ref.bin
+piped "f64 -r in runs of 3000 keys (-S 24000)" ref.bin -t f64 -r -S 24000 in.bin
+
+# ---- -u: equal keys across chunk, ring and run borders ---------------------------------------------
+for d in 1 2 5 40 5000; do
+    gen dup.bin u32 4 0 30000 $d
+    "$REF" msort 4 u 0:u32 <dup.bin >ref.bin
+    piped "-u with $d distinct keys" ref.bin -u dup.bin
+    piped "-u with $d distinct keys in runs (-S 40K)" ref.bin -u -S 40K dup.bin
+done
+gen dup.bin i64 8 0 20000 30
+"$REF" msort 8 u 0:i64:r <dup.bin >ref.bin
+piped "-u -r i64 with 30 distinct keys" ref.bin -u -r -t i64 dup.bin
+"$REF" swap i64 <dup.bin >be.bin
+"$REF" msort 8 u 0:i64be <be.bin >ref.bin
+piped "-u -t i64be (equal keys compared after the swap back)" ref.bin -u -t i64be be.bin
+
+# ---- Standard input: the buffer grows from one turn of the ring ------------------------------------
+gen in.bin u32 4 0 50000
+"$REF" sort u32 4 0 <in.bin >ref.bin
+for s in "" 100K 64K; do
+    cat in.bin | "$CLSORT" -v ${s:+-S $s} >p.out 2>err
+    rc=$?
+    cat in.bin | CLSORT_CLI_PIPELINE=0 "$CLSORT" ${s:+-S $s} >h.out 2>/dev/null
+    check "standard input ${s:+-S $s }(exit $rc): pipeline, reference, host path" \
+        sh -c "grep -q 'pipeline 4 pinned' err && cmp -s p.out ref.bin && cmp -s p.out h.out"
+done
+cat in.bin | "$CLSORT" -v >p.out 2>err
+check "standard input: the device buffer grew to the input (256 KiB for 195 KiB)" grep -q "device buffer 256.0 KiB" err
+printf '' | "$CLSORT" >p.out 2>err
+check "empty standard input gives empty output" sh -c "test ! -s p.out && test ! -s err"
+head -c 4 in.bin | "$CLSORT" >p.out 2>err
+check "one key on standard input comes back" sh -c "head -c 4 in.bin | cmp -s - p.out"
+head -c 40001 in.bin | "$CLSORT" >p.out 2>err
+rc=$?
+check "ragged standard input: exit 3 and the message (exit $rc)" \
+    sh -c "[ $rc = 3 ] && grep -q 'standard input: size 40001 is not a multiple of the record size 4' err && [ \$(wc -l <err) = 1 ]"
+
+# ---- Several inputs, standard input among them -----------------------------------------------------
+gen m1.bin u32 4 0 17000 400; gen m2.bin u32 4 0 9000 400; gen m3.bin u32 4 0 1 400
+cat m1.bin m2.bin m3.bin | "$REF" sort u32 4 0 >ref.bin
+piped "three files as one input" ref.bin m1.bin m2.bin m3.bin
+piped "three files in runs (-S 30K)" ref.bin -S 30K m1.bin m2.bin m3.bin
+cat m2.bin | "$CLSORT" -v -o p.out m1.bin - m3.bin 2>err
+check "standard input among the files" sh -c "grep -q 'pipeline 4' err && cmp -s p.out ref.bin"
+cat m1.bin m2.bin m3.bin | "$REF" msort 4 u 0:u32 >ref.bin
+piped "three files -u" ref.bin -u m1.bin m2.bin m3.bin
+
+# ---- In place, and what stays on the host path -----------------------------------------------------
+gen in.bin i32 4 0 30000
+"$REF" sort i32 4 0 <in.bin >ref.bin
+cp in.bin place.bin; chmod 640 place.bin
+"$CLSORT" -t i32 place.bin 2>err
+check "in-place pipeline sort replaces the file, keeps its mode, leaves no temporary file" \
+    sh -c "cmp -s place.bin ref.bin && ls -l place.bin | grep -q '^-rw-r-----' && ! ls -A | grep -q clsort-"
+gen small.bin u32 4 0 100
+"$CLSORT" -v -o p.out small.bin 2>err
+check "100 keys (below every device's host-fallback size) stay on the host path" sh -c "! grep -q pipeline err"
+gen rec.bin u32 8 4 30000
+"$CLSORT" -v -R 8 -k 4 -o p.out rec.bin 2>err
+check "records larger than the key stay on the host path" sh -c "! grep -q pipeline err"
+"$CLSORT" -v -R 4 --key 0:u32 --key 0:i32 -o p.out in.bin 2>err
+check "tie-breaking keys stay on the host path" sh -c "! grep -q pipeline err"
+"$CLSORT" -v -o p.out in.bin 2>err
+check "-v shows every step and the overlap" sh -c "for w in 'read ' 'upload ' 'sort ' 'download ' 'write ' 'sync ' 'overlap: ' 'setup '; do grep -q \"clsort: \$w\" err || exit 1; done"
+"$CLSORT" -o /dev/null in.bin 2>err
+check "-o /dev/null (a device, written directly)" test ! -s err
+if [ -w /dev/full ]; then
+    "$CLSORT" -o /dev/full in.bin 2>err
+    rc=$?
+    check "disk full on the pipeline's write: exit 3, one line (exit $rc)" \
+        sh -c "[ $rc = 3 ] && [ \$(wc -l <err) = 1 ] && grep -q '/dev/full: write error: No space left on device' err"
+fi
+for a in bitonic odd-even-merge; do
+    piped "-a $a" ref.bin -t i32 -a $a in.bin
+done
+
+echo "1..$n"
+if [ "$fails" -ne 0 ]; then
+    echo "# $fails of $n tests failed (seed $SEED)"
+    exit 1
+fi
+echo "# all $n tests passed"
+exit 0

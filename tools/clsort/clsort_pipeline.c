@@ -1,0 +1,468 @@
+/* clsort_pipeline.c - the streaming sort of records that are their own keys (docs/design.md,
+ * "The CLI pipeline").
+ *
+ * One thread, one in-order queue (the context's, from clsort_get_queue), no host copy of the data:
+ *   read chunk i into pinned slot i % 4  ->  non-blocking upload of slot i into the device buffer
+ *   ... (read i + 1 overlaps upload i; slot i is reused only after its upload ended)
+ *   clsort_sort_buffer on the whole buffer (ordered behind the uploads by the queue)
+ *   non-blocking downloads of chunks 0..3 into the slots; write chunk j while j + 1.. travel,
+ *   then the download of chunk j + 4 reuses slot j.
+ * The output is byte-identical to the host-memory path: keys alone have one sorted order (equal
+ * keys are identical bytes), whatever the run size, the network or the host fallback. */
+#include "clsort_pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clsort_args.h"
+#include "clsort_keys.h"
+#include "clsort_messages.h"
+#include "clsort_progress.h"
+#include "clsort_units.h"
+
+typedef struct pipe_state {
+    clsort_ctx *ctx;
+    const cli_keyspec *ks;
+    clsort_algorithm algo;
+    cli_input *in;
+    cli_pipe_stats *st;
+    cl_command_queue queue;
+    cl_context clctx;
+    cl_mem buf;                     /* the run on the device */
+    size_t buf_records, run_records;
+    size_t chunk_records;
+    unsigned char *slot[CLI_PIPE_SLOTS];
+    cl_event ev[CLI_PIPE_SLOTS];    /* the last transfer through each slot, NULL when idle */
+    int ev_upload[CLI_PIPE_SLOTS];
+    uint64_t total_bytes;           /* for progress; 0 unknown */
+} pipe_state;
+
+static const char *cl_error_name(cl_int err)
+{
+    switch (err) {
+    case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+        return "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST";
+    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+    case CL_INVALID_CONTEXT: return "CL_INVALID_CONTEXT";
+    case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
+    case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
+    case CL_INVALID_EVENT: return "CL_INVALID_EVENT";
+    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+    default: return "an OpenCL error";
+    }
+}
+
+static int report_cl(const char *call, const char *what, cl_int err)
+{
+    cli_error("%s (%s) failed: %s (%d)", call, what, cl_error_name(err), (int)err);
+    return CLI_EXIT_DEVICE;
+}
+
+int cli_pipeline_wanted(const cli_keyspec *ks)
+{
+    const char *env = getenv("CLSORT_CLI_PIPELINE");
+    if (env && strcmp(env, "0") == 0)
+        return 0;
+    return ks->record_size == ks->key_size && ks->key_offset == 0 && ks->nextra == 0;
+}
+
+/* The chunk size: CLSORT_CLI_CHUNK_SIZE (bytes, K/M/G suffixes) or the default, in whole keys,
+ * never more than the device buffer. */
+static size_t choose_chunk_records(size_t key_size, size_t max_records)
+{
+    uint64_t bytes = CLI_PIPE_CHUNK_BYTES;
+    const char *env = getenv("CLSORT_CLI_CHUNK_SIZE");
+    uint64_t v;
+    if (env && *env && cli_parse_size(env, &v) == 0 && v > 0)
+        bytes = v;
+    size_t n = (size_t)(bytes / key_size);
+    if (n == 0)
+        n = 1;
+    return n < max_records ? n : max_records;
+}
+
+/* Waits for the slot's last transfer, adds its profiled duration, and frees the slot. */
+static int slot_collect(pipe_state *p, unsigned s)
+{
+    if (!p->ev[s])
+        return CLI_EXIT_OK;
+    const uint64_t t0 = cli_now_ns();
+    cl_int err = clWaitForEvents(1, &p->ev[s]);
+    p->st->wait_ns += cli_now_ns() - t0;
+    cl_int status = CL_COMPLETE;
+    if (err == CL_SUCCESS)
+        err = clGetEventInfo(p->ev[s], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                             NULL);
+    if (err == CL_SUCCESS && status < 0)
+        err = status;
+    cl_ulong start = 0, end = 0;
+    if (err == CL_SUCCESS &&
+        clGetEventProfilingInfo(p->ev[s], CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                NULL) == CL_SUCCESS &&
+        clGetEventProfilingInfo(p->ev[s], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) ==
+            CL_SUCCESS &&
+        end > start) {
+        if (p->ev_upload[s])
+            p->st->upload_ns += end - start;
+        else
+            p->st->download_ns += end - start;
+    }
+    clReleaseEvent(p->ev[s]);
+    p->ev[s] = NULL;
+    if (err != CL_SUCCESS)
+        return report_cl(p->ev_upload[s] ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer",
+                         p->ev_upload[s] ? "upload of a chunk" : "download of a chunk", err);
+    return CLI_EXIT_OK;
+}
+
+/* Big-endian keys: the device sorts the library's little-endian types. */
+static void swap_keys(unsigned char *p, size_t n, size_t key_size)
+{
+    for (size_t i = 0; i < n; ++i, p += key_size) {
+        if (key_size == 4) {
+            uint32_t x;
+            memcpy(&x, p, 4);
+            x = cli_bswap32(x);
+            memcpy(p, &x, 4);
+        } else {
+            uint64_t x;
+            memcpy(&x, p, 8);
+            x = cli_bswap64(x);
+            memcpy(p, &x, 8);
+        }
+    }
+}
+
+/* Without a known input size (standard input, a pipe among the files) the device buffer starts
+ * at one turn of the ring (4 chunks: 64 MiB by default) and doubles as the run grows, up to the
+ * run size, so that a small stream does not reserve a whole run of device memory.
+ * A stream outgrew the device buffer: a twice larger one (at most a run), the keys so far copied
+ * over on the device. Returns 1, or 0 when no larger buffer can be had: the run then ends here,
+ * which changes nothing in the output (runs are merged into the same bytes). */
+static int grow_buffer(pipe_state *p, size_t n)
+{
+    size_t want = p->buf_records > p->run_records / 2 ? p->run_records : 2 * p->buf_records;
+    if (want <= p->buf_records)
+        return 0;
+    const size_t K = p->ks->key_size;
+    cl_int err;
+    cl_mem bigger = clCreateBuffer(p->clctx, CL_MEM_READ_WRITE, want * K, NULL, &err);
+    if (err != CL_SUCCESS)
+        return 0;
+    if (n > 0 &&
+        clEnqueueCopyBuffer(p->queue, p->buf, bigger, 0, 0, n * K, 0, NULL, NULL) != CL_SUCCESS) {
+        clReleaseMemObject(bigger);
+        return 0;
+    }
+    clReleaseMemObject(p->buf); /* the copy keeps it alive until it has run */
+    p->buf = bigger;
+    p->buf_records = want;
+    if ((uint64_t)want * K > p->st->buffer_bytes)
+        p->st->buffer_bytes = (uint64_t)want * K;
+    return 1;
+}
+
+/* Reads one run into the device buffer, chunk by chunk, each chunk's upload enqueued at once.
+ * Sets *n to the keys read and *eof to whether the input ended with them. */
+static int fill_run(pipe_state *p, size_t *n_out, int *eof)
+{
+    const size_t K = p->ks->key_size;
+    size_t n = 0;
+    unsigned i = 0;
+    *eof = 0;
+    for (;;) {
+        if (n == p->buf_records) {
+            /* Do not start another run (or grow) for an input that has just ended. */
+            const int e = cli_input_eof(p->in);
+            if (e < 0)
+                return CLI_EXIT_IO;
+            if (e) {
+                *eof = 1;
+                break;
+            }
+            if (n == p->run_records || !grow_buffer(p, n))
+                break;
+        }
+        const size_t want = p->buf_records - n < p->chunk_records ? p->buf_records - n
+                                                                  : p->chunk_records;
+        const unsigned s = i % CLI_PIPE_SLOTS;
+        int rc = slot_collect(p, s);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        const uint64_t t0 = cli_now_ns();
+        const int64_t got = cli_input_read(p->in, p->slot[s], want * K);
+        if (got < 0)
+            return CLI_EXIT_IO;
+        if ((size_t)got % K != 0) {
+            cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left "
+                      "over)",
+                      p->in->name, (unsigned long long)p->in->consumed, K,
+                      (unsigned long long)(p->in->consumed % K));
+            return CLI_EXIT_IO;
+        }
+        const size_t keys = (size_t)got / K;
+        if (keys && p->ks->big_endian)
+            swap_keys(p->slot[s], keys, K);
+        p->st->read_ns += cli_now_ns() - t0;
+        p->st->read_bytes += (uint64_t)got;
+        if (keys) {
+            const cl_int err = clEnqueueWriteBuffer(p->queue, p->buf, CL_FALSE, n * K, keys * K,
+                                                    p->slot[s], 0, NULL, &p->ev[s]);
+            if (err != CL_SUCCESS) {
+                p->ev[s] = NULL;
+                return report_cl("clEnqueueWriteBuffer", "upload of a chunk", err);
+            }
+            p->ev_upload[s] = 1;
+            p->st->upload_bytes += (uint64_t)keys * K;
+            clFlush(p->queue); /* start it now, while the next chunk is read */
+            n += keys;
+            ++i;
+        }
+        cli_progress_update("reading", p->in->consumed, p->total_bytes);
+        if (keys < want) {
+            *eof = 1; /* cli_input_read is short only at the end of the input */
+            break;
+        }
+    }
+    *n_out = n;
+    return CLI_EXIT_OK;
+}
+
+/* Sorts the n keys of the device buffer; waits for the end, for the report. */
+static int sort_run(pipe_state *p, size_t n)
+{
+    if (n < 2)
+        return CLI_EXIT_OK;
+    cli_progress_update("sorting", p->in->consumed, p->total_bytes);
+    const uint64_t t0 = cli_now_ns();
+    cl_event done = NULL;
+    const int rc = clsort_sort_buffer(p->ctx, p->buf, NULL, 0, n, p->ks->type, p->algo,
+                                      p->ks->reverse ? CLSORT_DESCENDING : 0u, 0, NULL, &done);
+    cl_int err = CL_SUCCESS;
+    if (rc == CLSORT_OK && done) {
+        err = clWaitForEvents(1, &done);
+        clReleaseEvent(done);
+    }
+    p->st->sort_ns += cli_now_ns() - t0;
+    if (rc != CLSORT_OK) {
+        /* One line, as the host-memory path says it; the rest (a build log) only with -v. */
+        const char *detail = clsort_last_error(p->ctx);
+        const char *nl = strchr(detail, '\n');
+        const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
+        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s", n,
+                  clsort_type_name(p->ks->type), clsort_strerror(rc), first ? " (" : "", first,
+                  detail, first ? ")" : "");
+        if (nl && nl[1])
+            cli_info(2, "details:\n%s", nl + 1);
+        if (rc == CLSORT_ERR_OUT_OF_MEMORY)
+            cli_error("hint: a smaller --buffer-size makes smaller runs");
+        return CLI_EXIT_DEVICE;
+    }
+    if (err != CL_SUCCESS)
+        return report_cl("clWaitForEvents", "the sort", err);
+    clsort_stats ls;
+    if (clsort_get_stats(p->ctx, &ls) == CLSORT_OK) {
+        p->st->device_ns += ls.device_ns;
+        p->st->algorithm = ls.algorithm;
+    }
+    p->st->keys += n;
+    p->st->sorts += 1;
+    return CLI_EXIT_OK;
+}
+
+static int enqueue_download(pipe_state *p, size_t chunk, size_t n)
+{
+    const size_t K = p->ks->key_size, first = chunk * p->chunk_records;
+    const size_t keys = n - first < p->chunk_records ? n - first : p->chunk_records;
+    const unsigned s = (unsigned)(chunk % CLI_PIPE_SLOTS);
+    const int rc = slot_collect(p, s);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const cl_int err = clEnqueueReadBuffer(p->queue, p->buf, CL_FALSE, first * K, keys * K,
+                                           p->slot[s], 0, NULL, &p->ev[s]);
+    if (err != CL_SUCCESS) {
+        p->ev[s] = NULL;
+        return report_cl("clEnqueueReadBuffer", "download of a chunk", err);
+    }
+    p->ev_upload[s] = 0;
+    p->st->download_bytes += (uint64_t)keys * K;
+    clFlush(p->queue);
+    return CLI_EXIT_OK;
+}
+
+/* -u: drops keys equal to the one before them (in the chunk, or the last one written, kept in
+ * `last`), compacting the chunk in place. Returns the keys kept. */
+static size_t drop_repeats(unsigned char *c, size_t n, size_t K, unsigned char *last,
+                           int *have_last)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const unsigned char *const rec = c + i * K;
+        const unsigned char *const prev = kept ? c + (kept - 1) * K : *have_last ? last : NULL;
+        if (prev && memcmp(prev, rec, K) == 0)
+            continue;
+        if (kept != i)
+            memcpy(c + kept * K, rec, K);
+        ++kept;
+    }
+    if (kept) {
+        memcpy(last, c + (kept - 1) * K, K);
+        *have_last = 1;
+    }
+    return kept;
+}
+
+/* Brings the sorted run back chunk by chunk and writes it to w, each write overlapping the
+ * downloads of the chunks after it. */
+static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
+{
+    const size_t K = p->ks->key_size;
+    const size_t nchunks = (n + p->chunk_records - 1) / p->chunk_records;
+    unsigned char last[8];
+    int have_last = 0;
+    int rc = CLI_EXIT_OK;
+    for (size_t j = 0; j < nchunks && j < CLI_PIPE_SLOTS && rc == CLI_EXIT_OK; ++j)
+        rc = enqueue_download(p, j, n);
+    for (size_t j = 0; j < nchunks && rc == CLI_EXIT_OK; ++j) {
+        const unsigned s = (unsigned)(j % CLI_PIPE_SLOTS);
+        rc = slot_collect(p, s);
+        if (rc != CLI_EXIT_OK)
+            break;
+        const size_t first = j * p->chunk_records;
+        size_t keys = n - first < p->chunk_records ? n - first : p->chunk_records;
+        const uint64_t t0 = cli_now_ns();
+        if (p->ks->big_endian)
+            swap_keys(p->slot[s], keys, K);
+        if (p->ks->unique)
+            keys = drop_repeats(p->slot[s], keys, K, last, &have_last);
+        rc = cli_writer_put(w, p->slot[s], keys * K);
+        *write_ns += cli_now_ns() - t0;
+        cli_progress_update("writing", (uint64_t)first * K, (uint64_t)n * K);
+        if (rc == CLI_EXIT_OK && j + CLI_PIPE_SLOTS < nchunks)
+            rc = enqueue_download(p, j + CLI_PIPE_SLOTS, n);
+    }
+    return rc;
+}
+
+/* One run that is not the whole input: into a run file, handed to the merge. */
+static int drain_to_run_file(pipe_state *p, size_t n, const char *tmpdir, cli_run_set *runs)
+{
+    cli_writer w;
+    int rc = cli_writer_open_run(&w, tmpdir, (size_t)4 << 20);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    uint64_t ns = 0;
+    rc = drain_run(p, n, &w, &ns);
+    if (rc != CLI_EXIT_OK) {
+        cli_writer_abort(&w);
+        return rc;
+    }
+    const uint64_t bytes = w.written + w.len, t0 = cli_now_ns();
+    int fd = -1;
+    rc = cli_writer_commit(&w, &fd);
+    p->st->run_write_ns += ns + (cli_now_ns() - t0);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    p->st->run_bytes += bytes;
+    return cli_runs_add(runs, fd, bytes);
+}
+
+static void pipe_release(pipe_state *p)
+{
+    if (p->queue)
+        clFinish(p->queue); /* nothing may still travel into a slot that is freed below */
+    for (unsigned s = 0; s < CLI_PIPE_SLOTS; ++s) {
+        if (p->ev[s])
+            clReleaseEvent(p->ev[s]);
+        p->ev[s] = NULL;
+        clsort_host_free(p->ctx, p->slot[s]);
+        p->slot[s] = NULL;
+    }
+    if (p->buf)
+        clReleaseMemObject(p->buf);
+    p->buf = NULL;
+}
+
+int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo,
+                      size_t run_records, cli_input *in, cli_writer *out, cli_run_set *runs,
+                      const char *tmpdir, cli_pipe_stats *st)
+{
+    const size_t K = ks->key_size;
+    const uint64_t t_start = cli_now_ns();
+    pipe_state p;
+    memset(&p, 0, sizeof p);
+    memset(st, 0, sizeof *st);
+    p.ctx = ctx;
+    p.ks = ks;
+    p.algo = algo;
+    p.in = in;
+    p.st = st;
+    p.run_records = run_records ? run_records : 1;
+    p.queue = clsort_get_queue(ctx);
+    if (!p.queue ||
+        clGetCommandQueueInfo(p.queue, CL_QUEUE_CONTEXT, sizeof p.clctx, &p.clctx, NULL) !=
+            CL_SUCCESS)
+        return CLI_PIPE_UNAVAILABLE;
+
+    /* A known size needs a buffer of that size at most; a stream starts with room for one turn
+     * of the ring and grows. */
+    uint64_t first = p.run_records;
+    if (in->is_regular) {
+        p.total_bytes = in->size;
+        if (in->size / K < first)
+            first = in->size / K;
+    }
+    p.chunk_records = choose_chunk_records(K, first ? (size_t)first : 1);
+    if (!in->is_regular && (uint64_t)CLI_PIPE_SLOTS * p.chunk_records < first)
+        first = (uint64_t)CLI_PIPE_SLOTS * p.chunk_records;
+    p.buf_records = first ? (size_t)first : 1;
+    cl_int err;
+    p.buf = clCreateBuffer(p.clctx, CL_MEM_READ_WRITE, p.buf_records * K, NULL, &err);
+    if (err != CL_SUCCESS) {
+        p.buf = NULL;
+        cli_info(2, "no device buffer of %zu keys (%s): sorting through host memory",
+                 p.buf_records, cl_error_name(err));
+        return CLI_PIPE_UNAVAILABLE;
+    }
+    st->buffer_bytes = (uint64_t)p.buf_records * K;
+    st->chunk_bytes = p.chunk_records * K;
+    for (unsigned s = 0; s < CLI_PIPE_SLOTS; ++s) {
+        p.slot[s] = clsort_host_alloc(ctx, p.chunk_records * K);
+        if (!p.slot[s]) {
+            cli_info(2, "no pinned memory for %u chunks of %zu bytes (%s): sorting through host "
+                        "memory",
+                     CLI_PIPE_SLOTS, p.chunk_records * K, clsort_last_error(ctx));
+            pipe_release(&p);
+            return CLI_PIPE_UNAVAILABLE;
+        }
+    }
+
+    int rc = CLI_EXIT_OK;
+    for (;;) {
+        size_t n = 0;
+        int eof = 0;
+        rc = fill_run(&p, &n, &eof);
+        if (rc == CLI_EXIT_OK)
+            rc = sort_run(&p, n);
+        if (rc != CLI_EXIT_OK)
+            break;
+        if (st->runs == 0 && eof) {
+            if (!ks->unique)
+                cli_writer_reserve(out, (uint64_t)n * K);
+            rc = drain_run(&p, n, out, &st->write_ns); /* the whole input: straight out */
+            st->write_bytes += (uint64_t)n * K;
+        } else {
+            rc = drain_to_run_file(&p, n, tmpdir, runs);
+        }
+        st->runs += 1;
+        if (rc != CLI_EXIT_OK || eof)
+            break;
+    }
+    pipe_release(&p);
+    st->wall_ns = cli_now_ns() - t_start;
+    return rc;
+}
