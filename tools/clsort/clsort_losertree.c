@@ -45,6 +45,11 @@ typedef struct lt_merge {
     uint64_t *nkey;
     uint32_t *nrank;
     uint64_t *skey;                /* per source: the key of the record lt_load made current */
+    /* Per source: the key of the record after its current one, when that is in the buffer. The
+     * merge is a chain (winner, its next key, the replay that finds the next winner); having the
+     * next key ready takes the two loads that would find it (the record pointer, the record) off
+     * that chain, and computing the one after it overlaps the replay. */
+    uint64_t *ahead;
     uint32_t *srank;
     const unsigned char **cur, **end, **start; /* per source: its buffer and current record */
     uint64_t *taken;               /* per source: records before the current buffer */
@@ -54,13 +59,21 @@ typedef struct lt_merge {
 } lt_merge;
 
 /* The ordinal of a record's first key. Four-byte keys keep 32 bits, so that a descending key
- * (complemented in 64 bits by cli_load_ordinal) still fits the composite form. */
-LT_INLINE uint64_t lt_ordinal(const cli_keyspec *ks, clsort_type type, size_t ksize,
+ * (complemented in 64 bits by cli_load_ordinal) still fits the composite form. `plain`: the key
+ * is little-endian, ascending and at offset 0 (constants of the instance). */
+LT_INLINE uint64_t lt_ordinal(const cli_keyspec *ks, clsort_type type, size_t ksize, int plain,
                               const unsigned char *rec)
 {
-    const uint64_t v = cli_load_ordinal(type, ksize, ks->big_endian, ks->reverse,
-                                        rec + ks->key_offset);
+    const uint64_t v = plain ? cli_load_ordinal(type, ksize, 0, 0, rec)
+                             : cli_load_ordinal(type, ksize, ks->big_endian, ks->reverse,
+                                                rec + ks->key_offset);
     return ksize == 4 ? (uint32_t)v : v;
+}
+
+/* A source's key in the tree's form. */
+LT_INLINE uint64_t lt_key(uint64_t ord, uint32_t s, int composite)
+{
+    return composite ? (ord << 32) | s : ord;
 }
 
 /* Whether (ka, ra) goes before (kb, rb): the key, then the tie-breaking keys of the two sources'
@@ -149,9 +162,12 @@ static int lt_load(lt_merge *t, uint32_t s, int check_prev)
     t->end[s] = data + len / t->R * t->R;
     if (check_prev && cli_record_cmp(ks, t->prev + s * t->R, data) > 0)
         return t->m->disorder(t->m->user, s, t->taken[s]);
-    const uint64_t ord = lt_ordinal(ks, ks->type, ks->key_size, data);
-    t->skey[s] = t->composite ? (ord << 32) | s : ord;
+    const uint64_t ord = lt_ordinal(ks, ks->type, ks->key_size, 0, data);
+    t->skey[s] = lt_key(ord, s, t->composite);
     t->srank[s] = s;
+    if (data + t->R != t->end[s])
+        t->ahead[s] = lt_key(lt_ordinal(ks, ks->type, ks->key_size, 0, data + t->R), s,
+                             t->composite);
     return CLI_EXIT_OK;
 }
 
@@ -319,7 +335,7 @@ static int lt_out_close(lt_out *o)
 /* The merge loop. `type` and `ksize` are the first key's; `rconst` is the record size when it is
  * a constant of the instance (0: t->R). */
 LT_INLINE int lt_loop(lt_merge *t, lt_out *o, clsort_type type, size_t ksize, size_t rconst,
-                      int composite, int extras)
+                      int plain, int composite, int extras)
 {
     const cli_keyspec *const ks = t->ks;
     const size_t R = rconst ? rconst : t->R, k = t->k;
@@ -370,11 +386,13 @@ LT_INLINE int lt_loop(lt_merge *t, lt_out *o, clsort_type type, size_t ksize, si
             const unsigned char *p = rec + R;
             const unsigned char *const e = t->end[w];
             while (p != e) {
-                const uint64_t nk = lt_ordinal(ks, type, ksize, p);
-                if (check && nk < ord)
-                    break; /* reported below, as the next record */
-                if (!lt_less(t, composite ? (nk << 32) | w : nk, w, bk, br, composite, 0))
+                const uint64_t nk = lt_ordinal(ks, type, ksize, plain, p);
+                if ((check && nk < ord) || !lt_less(t, lt_key(nk, w, composite), w, bk, br,
+                                                    composite, 0)) {
+                    /* p is the next current record; a disorder is reported below */
+                    t->ahead[w] = lt_key(nk, w, composite);
                     break;
+                }
                 ord = nk;
                 p += R;
             }
@@ -413,16 +431,19 @@ LT_INLINE int lt_loop(lt_merge *t, lt_out *o, clsort_type type, size_t ksize, si
         rec += R;
         uint64_t nk;
         uint32_t nr = w;
-        if (rec != t->end[w]) {
-            nk = lt_ordinal(ks, type, ksize, rec);
-            if (check && (nk < ord || (extras && nk == ord && cli_extra_cmp(ks, rec - R, rec) > 0))) {
+        const unsigned char *const e = t->end[w];
+        if (rec != e) {
+            nk = t->ahead[w];
+            const uint64_t nord = composite ? nk >> 32 : nk;
+            if (check && (nord < ord ||
+                          (extras && nord == ord && cli_extra_cmp(ks, rec - R, rec) > 0))) {
                 rc = t->m->disorder(t->m->user, w,
                                     t->taken[w] + (uint64_t)(rec - t->start[w]) / R);
                 break;
             }
             t->cur[w] = rec;
-            if (composite)
-                nk = (nk << 32) | w;
+            if (rec + R != e)
+                t->ahead[w] = lt_key(lt_ordinal(ks, type, ksize, plain, rec + R), w, composite);
         } else {
             t->cur[w] = rec;
             rc = lt_next_buffer(t, w);
@@ -443,23 +464,24 @@ static int lt_dispatch(lt_merge *t, lt_out *out)
 {
     const cli_keyspec *const ks = t->ks;
     if (ks->nextra > 0)
-        return lt_loop(t, out, ks->type, ks->key_size, 0, 0, 1);
-    const int whole = ks->record_size == ks->key_size;
+        return lt_loop(t, out, ks->type, ks->key_size, 0, 0, 0, 1);
+    /* The key is the whole record, little-endian, ascending: the most common file. */
+    const int plain = ks->record_size == ks->key_size && !ks->big_endian && !ks->reverse;
     switch (ks->type) {
     case CLSORT_U32:
-        return whole ? lt_loop(t, out, CLSORT_U32, 4, 4, 1, 0) : lt_loop(t, out, CLSORT_U32, 4, 0, 1, 0);
+        return plain ? lt_loop(t, out, CLSORT_U32, 4, 4, 1, 1, 0) : lt_loop(t, out, CLSORT_U32, 4, 0, 0, 1, 0);
     case CLSORT_I32:
-        return whole ? lt_loop(t, out, CLSORT_I32, 4, 4, 1, 0) : lt_loop(t, out, CLSORT_I32, 4, 0, 1, 0);
+        return plain ? lt_loop(t, out, CLSORT_I32, 4, 4, 1, 1, 0) : lt_loop(t, out, CLSORT_I32, 4, 0, 0, 1, 0);
     case CLSORT_F32:
-        return whole ? lt_loop(t, out, CLSORT_F32, 4, 4, 1, 0) : lt_loop(t, out, CLSORT_F32, 4, 0, 1, 0);
+        return plain ? lt_loop(t, out, CLSORT_F32, 4, 4, 1, 1, 0) : lt_loop(t, out, CLSORT_F32, 4, 0, 0, 1, 0);
     case CLSORT_U64:
-        return whole ? lt_loop(t, out, CLSORT_U64, 8, 8, 0, 0) : lt_loop(t, out, CLSORT_U64, 8, 0, 0, 0);
+        return plain ? lt_loop(t, out, CLSORT_U64, 8, 8, 1, 0, 0) : lt_loop(t, out, CLSORT_U64, 8, 0, 0, 0, 0);
     case CLSORT_I64:
-        return whole ? lt_loop(t, out, CLSORT_I64, 8, 8, 0, 0) : lt_loop(t, out, CLSORT_I64, 8, 0, 0, 0);
+        return plain ? lt_loop(t, out, CLSORT_I64, 8, 8, 1, 0, 0) : lt_loop(t, out, CLSORT_I64, 8, 0, 0, 0, 0);
     case CLSORT_F64:
-        return whole ? lt_loop(t, out, CLSORT_F64, 8, 8, 0, 0) : lt_loop(t, out, CLSORT_F64, 8, 0, 0, 0);
+        return plain ? lt_loop(t, out, CLSORT_F64, 8, 8, 1, 0, 0) : lt_loop(t, out, CLSORT_F64, 8, 0, 0, 0, 0);
     }
-    return lt_loop(t, out, ks->type, ks->key_size, 0, 0, 0);
+    return lt_loop(t, out, ks->type, ks->key_size, 0, 0, 0, 0);
 }
 
 int cli_merge_sources(const cli_merge_spec *m, cli_writer *out)
@@ -484,6 +506,7 @@ int cli_merge_sources(const cli_merge_spec *m, cli_writer *out)
     t.nkey = calloc(k, sizeof *t.nkey);
     t.nrank = calloc(k, sizeof *t.nrank);
     t.skey = calloc(k, sizeof *t.skey);
+    t.ahead = calloc(k, sizeof *t.ahead);
     t.srank = calloc(k, sizeof *t.srank);
     t.cur = calloc(k, sizeof *t.cur);
     t.end = calloc(k, sizeof *t.end);
@@ -491,7 +514,7 @@ int cli_merge_sources(const cli_merge_spec *m, cli_writer *out)
     t.taken = calloc(k, sizeof *t.taken);
     t.prev = m->disorder ? malloc(k * R) : NULL;
     t.last = ks->unique ? malloc(R) : NULL;
-    if (!win || !t.nkey || !t.nrank || !t.skey || !t.srank || !t.cur || !t.end || !t.start || !t.taken ||
+    if (!win || !t.nkey || !t.nrank || !t.skey || !t.ahead || !t.srank || !t.cur || !t.end || !t.start || !t.taken ||
         (m->disorder && !t.prev) || (ks->unique && !t.last)) {
         cli_error("out of host memory for the merge");
         goto done;
@@ -513,6 +536,7 @@ done:
     free(t.nkey);
     free(t.nrank);
     free(t.skey);
+    free(t.ahead);
     free(t.srank);
     free(t.cur);
     free(t.end);
