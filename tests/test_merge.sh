@@ -163,6 +163,16 @@ run "-m of 4 files, 12 MiB" "$CLSORT" -m -o out.bin part.* && same "-m of 12 MiB
 run "-m -S 64K (buffers refill every 16384 records)" "$CLSORT" -m -S 64K -o out.bin part.* &&
     same "-m with 64 KiB buffers: the reference" out.bin ref.bin
 
+# A write error in the writer thread ends the merge: exit 3, one line.
+if [ -w /dev/full ]; then
+    "$CLSORT" -m -o /dev/full part.* 2>err; rc=$?
+    [ $rc -eq 3 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "/dev/full: write error: No space left" err &&
+        pass "-m into a full device: exit 3, one line" || fail "-m into a full device (exit $rc)"
+    "$CLSORT" -S 1M -o /dev/full big.bin 2>err; rc=$?
+    [ $rc -eq 3 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "/dev/full: write error: No space left" err &&
+        pass "runs merged into a full device: exit 3, one line" || fail "runs merged into a full device (exit $rc)"
+fi
+
 # -m: every type, both directions; duplicates across files with -u and tie-breaking keys.
 for t in u32 i32 f32 u64 i64 f64 u32be f64be; do
     k=$(ksize $t)
