@@ -45,12 +45,12 @@ typedef struct lt_merge {
     uint64_t *nkey;
     uint32_t *nrank;
     uint64_t *skey;                /* per source: the key of the record lt_load made current */
+    uint32_t *srank;               /* and its rank */
     /* Per source: the key of the record after its current one, when that is in the buffer. The
      * merge is a chain (winner, its next key, the replay that finds the next winner); having the
      * next key ready takes the two loads that would find it (the record pointer, the record) off
      * that chain, and computing the one after it overlaps the replay. */
     uint64_t *ahead;
-    uint32_t *srank;
     const unsigned char **cur, **end, **start; /* per source: its buffer and current record */
     uint64_t *taken;               /* per source: records before the current buffer */
     unsigned char *prev;           /* k records: the last of each source's previous buffer */
