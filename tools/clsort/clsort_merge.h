@@ -26,6 +26,8 @@ typedef struct cli_run_set {
     cli_run *runs;
     size_t nruns, cap_runs;
     size_t fan_in;        /* runs merged at once, from the open-file limit */
+    size_t read_budget;   /* bytes of read buffers for one merge, split over its runs (each
+                           * between 64 KiB and 16 MiB); cli_runs_init sets 64 MiB */
     unsigned merge_passes; /* merges into intermediate runs */
     uint64_t merge_ns, merged_bytes;
 } cli_run_set;

@@ -6,8 +6,9 @@
 #include "clsort_args.h"
 
 /** Merges opts->inputs into the destination (as for sorting: -o, or the one input in place),
- *  keeping only the first of equal records with -u. Memory is bounded: one buffer of at most
- *  1 MiB per input. Needs no OpenCL device. An input out of order is an error (one line naming
+ *  keeping only the first of equal records with -u. Memory is bounded: read buffers of 64 MiB in
+ *  all (at most opts->buffer_size when set), between 64 KiB and 16 MiB per input, and two output
+ *  buffers of 4 MiB. Needs no OpenCL device. An input out of order is an error (one line naming
  *  the file and the record) unless opts->no_check. Returns CLI_EXIT_OK or CLI_EXIT_IO. */
 int cli_merge_inputs(const cli_opts *opts);
 
