@@ -40,8 +40,8 @@ static const struct kind {
 
 /* Whether shape si runs kind ki at this level. Level 0: the GPU default with 32-bit keys and the
  * widest pairs (two builds). Level 1: every kind with the GPU default; 32-bit keys and 64-bit
- * pairs with the others, except 32-bit keys alone for 32 keys a work-item (the slowest builds).
- * Level 2: everything. */
+ * pairs with the others, but 32-bit keys alone with 32 keys a work-item (the slowest builds,
+ * 35-65 s each on PoCL). Level 2: everything. */
 static int runs(size_t si, size_t ki, int level)
 {
     const int narrow = kinds[ki].type == CLSORT_U32 || kinds[ki].type == CLSORT_F32;
@@ -50,7 +50,7 @@ static int runs(size_t si, size_t ki, int level)
         return 1;
     if (level == 0)
         return si == 0 && (keys32 || widest);
-    return keys32 || (widest && si != 1);
+    return keys32 || (widest && shapes[si].p.tile / shapes[si].p.wg_size < 32);
 }
 
 /* Sorts n keys (and values) of kind k with the current parameters; returns 1 if the keys equal the
