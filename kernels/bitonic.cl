@@ -84,7 +84,8 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
 }
 
 /* Bank-conflict-free layouts for the compile-time paths (FULL_PATHS below). With LPAD, position
- * bit e < 5 moves a word e banks over (2^e) and bit e + 5 (< 10) moves it 2^e banks too. The
+ * bit e < 5 moves a word 2^e banks over, bit e + 5 (< 10) moves it 2^e banks too (through the
+ * padding), and bits from 10 up move it by multiples of 32 banks. The
  * plain layout puts the 32 lanes of a warp on bits 0..lay-1 and lay+LOCAL_LOG.., which for
  * 1 <= lay <= 4 gives two lanes the same bank (2-way conflicts on every access of such a
  * trip). Here lane bit e goes to position bit e where that is not a slot bit, else to bit e + 5
