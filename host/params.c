@@ -124,11 +124,14 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
         return CLSORT_ERR_INVALID_ARG;
     }
     /* Bitonic (and transposition) tile passes: a tile of up to 32 keys belongs to one
-     * work-item; a larger one is shared so that each work-item holds 2 to 32 keys. */
-    if (net != 1 && p->tile > 32 && (p->tile / p->wg_size < 2 || p->tile / p->wg_size > 32)) {
+     * work-item; a larger one is shared so that each work-item holds 2 to 32 keys, a power of
+     * two (the register networks work on 2^LOCAL_LOG slots: with 1024 / 48 = 21 keys a
+     * work-item, some keys would never be compared). */
+    if (net != 1 && p->tile > 32 &&
+        (p->tile / p->wg_size < 2 || p->tile / p->wg_size > 32 || !is_pow2(p->wg_size))) {
         snprintf(why, why_size,
                  "tile / wg_size = %u / %u: tiles above 32 keys need 2 to 32 keys per "
-                 "work-item",
+                 "work-item and a wg_size that is a power of two",
                  p->tile, p->wg_size);
         return CLSORT_ERR_INVALID_ARG;
     }

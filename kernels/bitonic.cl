@@ -41,33 +41,89 @@
 #else
 #define LOCAL_LOG 1
 #endif
-/* Local slots are padded by one word per 32 so that the contiguous layout (work-item t holding
- * positions t*LOCAL_KEYS ...) hits 32 different banks. */
+/* Local slots are padded by one word per 32 (LPAD). Work-item t's slot positions are always a
+ * base with zero bits where the slot index goes plus (m << lay) (see layout below): the two have
+ * no bit in common, so LPAD(base + (m << lay)) = LPAD(base) + LPAD(m << lay), a per-work-item
+ * value plus a constant once lay is known at compile time (LAYOUT_LPOS). */
 #define LPAD(i) ((i) + ((i) >> 5))
 #define LOCAL_SLOTS (TILE + TILE / 32 + 1)
+/* log2(TILE), usable in #if. */
+#define TILE_LOG                                                                        \
+    ((TILE >= 2) + (TILE >= 4) + (TILE >= 8) + (TILE >= 16) + (TILE >= 32) + (TILE >= 64) + \
+     (TILE >= 128) + (TILE >= 256) + (TILE >= 512) + (TILE >= 1024) + (TILE >= 2048) +    \
+     (TILE >= 4096) + (TILE >= 8192) + (TILE >= 16384) + (TILE >= 32768) + (TILE >= 65536))
 
 /* A group's layout: the positions (within the tile) of work-item t's slots for a group of nlev
  * levels with lowest stride 2^lay, the first of them a flip when flip != 0. Slot m sits at
  * base + (m << lay); with a flip, the upper half of each sub-set sits at the mirror images of the
  * lower half, which in ascending order is the same expression plus a per-work-item constant:
- * mirror(bh) - ((2^nlev-1-l) << lay) = bh + (l << lay) + (2^lay - 1 - 2*(t mod 2^lay)). */
+ * mirror(bh) - ((2^nlev-1-l) << lay) = bh + (l << lay) + (2^lay - 1 - 2*low), low being the
+ * position bits of base below lay. pbase and pmbase are the padded bases of the two halves. */
 typedef struct layout {
-    uint base, lay, upper_bit, mirror_add;
+    uint base, lay, upper_bit, mirror_add, pbase, pmbase;
 } layout;
 
-inline layout make_layout(const uint t, const uint lay, const uint nlev, const uint flip)
+inline layout finish_layout(const uint base, const uint lay, const uint nlev, const uint flip)
 {
     layout L;
-    const uint low = t & ((1u << lay) - 1);
-    L.base = ((t >> lay) << (lay + LOCAL_LOG)) | low;
+    const uint low = base & ((1u << lay) - 1);
+    L.base = base;
     L.lay = lay;
     L.upper_bit = flip ? nlev - 1 : 31; /* slot bit that selects the mirrored half; 31: none */
     L.mirror_add = (1u << lay) - 1 - 2 * low;
+    L.pbase = LPAD(base);
+    L.pmbase = LPAD(base + L.mirror_add);
     return L;
+}
+
+/* The plain layout: t's bits below lay at the bottom, the rest above the slot bits. */
+inline layout make_layout(const uint t, const uint lay, const uint nlev, const uint flip)
+{
+    const uint low = t & ((1u << lay) - 1);
+    return finish_layout(((t >> lay) << (lay + LOCAL_LOG)) | low, lay, nlev, flip);
+}
+
+/* Bank-conflict-free layouts for the compile-time paths (FULL_PATHS below). With LPAD, position
+ * bit e < 5 moves a word 2^e banks over, bit e + 5 (< 10) moves it 2^e banks too (through the
+ * padding), and bits from 10 up move it by multiples of 32 banks. The
+ * plain layout puts the 32 lanes of a warp on bits 0..lay-1 and lay+LOCAL_LOG.., which for
+ * 1 <= lay <= 4 gives two lanes the same bank (2-way conflicts on every access of such a
+ * trip). Here lane bit e goes to position bit e where that is not a slot bit, else to bit e + 5
+ * (never a slot bit when LOCAL_LOG <= 5), so the lanes cover the 32 banks once for every slot m;
+ * t's remaining bits fill the free position bits upwards. For 64-bit words the 16 lanes of each
+ * half-warp cover 16 word banks the same way. Needs TILE >= 1024 and WG_SIZE >= 32; with lay >= 5
+ * the lanes stay on bits 0..4, so direct global loads stay coalesced. */
+#define SWIZZLE_LAYOUT (TILE_LOG >= 10 && WG_SIZE >= 32)
+inline uint is_slot_bit(const uint j, const uint lay)
+{
+    return j >= lay && j < lay + LOCAL_LOG;
+}
+
+inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const uint flip)
+{
+#if SWIZZLE_LAYOUT
+    uint base = 0;
+    _Pragma("unroll") for (uint e = 0; e < 5; ++e)
+        base |= ((t >> e) & 1u) << (is_slot_bit(e, lay) ? e + 5 : e);
+    uint next = 5; /* the next bit of t to place */
+    _Pragma("unroll") for (uint j = 0; j < TILE_LOG; ++j) {
+        const uint lane = j < 5 ? !is_slot_bit(j, lay) : (j < 10 && is_slot_bit(j - 5, lay));
+        if (!is_slot_bit(j, lay) && !lane) {
+            base |= ((t >> next) & 1u) << j;
+            ++next;
+        }
+    }
+    return finish_layout(base, lay, nlev, flip);
+#else
+    return make_layout(t, lay, nlev, flip);
+#endif
 }
 
 #define LAYOUT_POS(L, m) \
     ((L).base + ((uint)(m) << (L).lay) + ((((uint)(m) >> (L).upper_bit) & 1u) ? (L).mirror_add : 0u))
+/* LPAD(LAYOUT_POS(L, m)), as a per-work-item base plus a constant per slot (see LPAD). */
+#define LAYOUT_LPOS(L, m) \
+    (((((uint)(m) >> (L).upper_bit) & 1u) ? (L).pmbase : (L).pbase) + LPAD((uint)(m) << (L).lay))
 
 /* Runs levels with slot strides 2^(nlev-1) .. 1 on every sub-set of an array of CNT = 2^LG
  * keys, the first level a flip if asked. All loops have compile-time bounds and are unrolled, so
@@ -95,18 +151,20 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
 #define NET_APPLY(K, V, LG, CNT, nlev, flip) NET_APPLY_OP(CMPX_SLOTS, LG, CNT, nlev, flip)
 #define GROUP_APPLY(K, V, nlev, flip) NET_APPLY(K, V, LOCAL_LOG, LOCAL_KEYS, nlev, flip)
 
-/* Moves this work-item's keys from the layout `cur` to the layout of the next group. */
-#define REGROUP(lay, nlev, flip)                                                        \
+/* Moves this work-item's keys from the layout `cur` to the layout of the next group, made by
+ * MAKE (make_layout or make_layout_c). One barrier: each work-item stores to exactly the slots it
+ * loaded in the previous trip, so no other work-item can still be reading them. */
+#define REGROUP(MAKE, lay, nlev, flip)                                                  \
     do {                                                                                \
         _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
-            const uint q_ = LPAD(LAYOUT_POS(cur, m_));                                  \
+            const uint q_ = LAYOUT_LPOS(cur, m_);                                       \
             lk[q_] = k[m_];                                                             \
             IF_VALS(lv[q_] = v[m_];)                                                    \
         }                                                                               \
-        cur = make_layout(t, lay, nlev, flip);                                          \
+        cur = MAKE(t, lay, nlev, flip);                                                 \
         barrier(CLK_LOCAL_MEM_FENCE);                                                   \
         _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
-            const uint q_ = LPAD(LAYOUT_POS(cur, m_));                                  \
+            const uint q_ = LAYOUT_LPOS(cur, m_);                                       \
             k[m_] = lk[q_];                                                             \
             IF_VALS(v[m_] = lv[q_];)                                                    \
         }                                                                               \
@@ -139,13 +197,13 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        k[m_] = lk[LPAD(LAYOUT_POS(cur, m_))];                                          \
-        IF_VALS(v[m_] = lv[LPAD(LAYOUT_POS(cur, m_))];)                                 \
+        k[m_] = lk[LAYOUT_LPOS(cur, m_)];                                               \
+        IF_VALS(v[m_] = lv[LAYOUT_LPOS(cur, m_)];)                                      \
     }
 #define LDS_STORE()                                                                     \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        lk[LPAD(LAYOUT_POS(cur, m_))] = k[m_];                                          \
-        IF_VALS(lv[LPAD(LAYOUT_POS(cur, m_))] = v[m_];)                                 \
+        lk[LAYOUT_LPOS(cur, m_)] = k[m_];                                               \
+        IF_VALS(lv[LAYOUT_LPOS(cur, m_)] = v[m_];)                                      \
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
@@ -183,12 +241,46 @@ inline layout make_layout(const uint t, const uint lay, const uint nlev, const u
         while (lvl_ >= 0) {                                                             \
             const uint nl_ = (uint)min(lvl_ + 1, LOCAL_LOG);                            \
             const uint lay_ = (uint)lvl_ + 1 - nl_;                                     \
-            REGROUP(lay_, nl_, fl_);                                                    \
+            REGROUP(make_layout, lay_, nl_, fl_);                                       \
             GROUP_APPLY(k, v, nl_, fl_);                                                \
             fl_ = 0;                                                                    \
             lvl_ -= (int)nl_;                                                           \
         }                                                                               \
     } while (0)
+
+/* The compile-time paths. In practice bitonic_sort_tile runs with kmax == TILE (whenever n >= TILE)
+ * and bitonic_merge_tile always with jmax == TILE/2. For those the kernels take a uniform branch
+ * in which the preprocessor writes out every group: each group's lay, level count and flip are
+ * then constants, each local access is a per-work-item base plus a constant (LAYOUT_LPOS), no
+ * predicate of NET_APPLY_OP survives, and the layouts are the bank-conflict-free ones
+ * (make_layout_c). (A loop over the groups with compile-time bounds is not enough: clang refuses
+ * to unroll it fully, "unrolled size is too large", before the constants have shrunk its body.)
+ * The run-time path stays for the other cases (n < TILE). These need WG_SIZE * LOCAL_KEYS ==
+ * TILE (a WG_SIZE that is not a power of two breaks it) and at least 8 keys per work-item, so that
+ * a merge has at most 6 groups (TILE_LOG <= 16). */
+#define FULL_PATHS (!SOLO_TILE && LOCAL_LOG >= 3 && (WG_SIZE << LOCAL_LOG) == TILE)
+/* The group whose highest level has stride 2^lvl: its level count and lowest stride, as RUN_LEVELS
+ * picks them. GROUP_C runs it, or nothing when lvl < 0 (a merge with fewer groups; the clamped
+ * values only keep the dead branch well-formed). */
+#define LVL_C_(lvl) ((lvl) < 0 ? 0 : (lvl))
+#define NL_C(lvl) (LVL_C_(lvl) + 1 < LOCAL_LOG ? LVL_C_(lvl) + 1 : LOCAL_LOG)
+#define LAY_C(lvl) (LVL_C_(lvl) + 1 - NL_C(lvl))
+#define GROUP_C(lvl, flip)                                                              \
+    if ((lvl) >= 0) {                                                                   \
+        REGROUP(make_layout_c, (uint)LAY_C(lvl), (uint)NL_C(lvl), flip);                \
+        GROUP_APPLY(k, v, (uint)NL_C(lvl), flip);                                       \
+    }
+/* Groups 2..6 of a merge whose first group has its highest level at stride 2^top. */
+#define GROUPS_AFTER_C(top)                                                             \
+    GROUP_C((top) - LOCAL_LOG, 0u)                                                      \
+    GROUP_C((top) - 2 * LOCAL_LOG, 0u)                                                  \
+    GROUP_C((top) - 3 * LOCAL_LOG, 0u)                                                  \
+    GROUP_C((top) - 4 * LOCAL_LOG, 0u)                                                  \
+    GROUP_C((top) - 5 * LOCAL_LOG, 0u)
+/* The merge of blocks of 2^kk keys (strides 2^(kk-1) .. 1, the first a flip), in groups. */
+#define MERGE_C(kk)                                                                     \
+    GROUP_C((kk) - 1, 1u)                                                               \
+    GROUPS_AFTER_C((kk) - 1)
 
 #if SOLO_TILE
 #define TILE_LDS_DECL
@@ -227,12 +319,63 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
         GROUP_APPLY(k, v, kk, 1u);
     SOLO_STORE();
 #else
-    LDS_LOAD();
-    for (uint kk = 1; (1u << kk) <= kin; ++kk)
-        GROUP_APPLY(k, v, kk, 1u);
-    for (uint kk = LOCAL_LOG + 1; (1u << kk) <= kmax; ++kk)
-        RUN_LEVELS(kk - 1, 1u);
-    LDS_STORE();
+#if FULL_PATHS
+    if (kmax == TILE) {
+        /* Every merge of the tile, each group written out (MERGE_C). */
+        cur = make_layout_c(t, 0, LOCAL_LOG, 0);
+        LDS_LOAD();
+        _Pragma("unroll") for (uint kk = 1; kk <= LOCAL_LOG; ++kk)
+            GROUP_APPLY(k, v, kk, 1u);
+#if LOCAL_LOG < 4 && TILE_LOG >= 4
+        MERGE_C(4)
+#endif
+#if LOCAL_LOG < 5 && TILE_LOG >= 5
+        MERGE_C(5)
+#endif
+#if LOCAL_LOG < 6 && TILE_LOG >= 6
+        MERGE_C(6)
+#endif
+#if LOCAL_LOG < 7 && TILE_LOG >= 7
+        MERGE_C(7)
+#endif
+#if LOCAL_LOG < 8 && TILE_LOG >= 8
+        MERGE_C(8)
+#endif
+#if LOCAL_LOG < 9 && TILE_LOG >= 9
+        MERGE_C(9)
+#endif
+#if LOCAL_LOG < 10 && TILE_LOG >= 10
+        MERGE_C(10)
+#endif
+#if LOCAL_LOG < 11 && TILE_LOG >= 11
+        MERGE_C(11)
+#endif
+#if LOCAL_LOG < 12 && TILE_LOG >= 12
+        MERGE_C(12)
+#endif
+#if LOCAL_LOG < 13 && TILE_LOG >= 13
+        MERGE_C(13)
+#endif
+#if LOCAL_LOG < 14 && TILE_LOG >= 14
+        MERGE_C(14)
+#endif
+#if LOCAL_LOG < 15 && TILE_LOG >= 15
+        MERGE_C(15)
+#endif
+#if LOCAL_LOG < 16 && TILE_LOG >= 16
+        MERGE_C(16)
+#endif
+        LDS_STORE();
+    } else
+#endif
+    {
+        LDS_LOAD();
+        for (uint kk = 1; (1u << kk) <= kin; ++kk)
+            GROUP_APPLY(k, v, kk, 1u);
+        for (uint kk = LOCAL_LOG + 1; (1u << kk) <= kmax; ++kk)
+            RUN_LEVELS(kk - 1, 1u);
+        LDS_STORE();
+    }
 #endif
 }
 
@@ -261,14 +404,30 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
         GROUP_APPLY(k, v, nl0, 0u);
     SOLO_STORE();
 #else
-    if (jlog + 1 - (int)nl0 >= 5) {
+#if FULL_PATHS
+    if (jmax == TILE / 2) {
+        /* Levels TILE/2 .. 1 in groups, top down, as RUN_LEVELS groups them. */
+        cur = make_layout_c(t, TILE_LOG - LOCAL_LOG, LOCAL_LOG, 0);
+#if TILE_LOG - LOCAL_LOG >= 5
         REG_LOAD();
-    } else {
+#else
         LDS_LOAD();
+#endif
+        GROUP_APPLY(k, v, LOCAL_LOG, 0u);
+        GROUPS_AFTER_C(TILE_LOG - 1)
+        LDS_STORE();
+    } else
+#endif
+    {
+        if (jlog + 1 - (int)nl0 >= 5) {
+            REG_LOAD();
+        } else {
+            LDS_LOAD();
+        }
+        GROUP_APPLY(k, v, nl0, 0u);
+        RUN_LEVELS(jlog - (int)nl0, 0u);
+        LDS_STORE();
     }
-    GROUP_APPLY(k, v, nl0, 0u);
-    RUN_LEVELS(jlog - (int)nl0, 0u);
-    LDS_STORE();
 #endif
 }
 

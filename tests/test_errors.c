@@ -301,6 +301,12 @@ static void test_params(void)
         expect_rejected(algo, CLSORT_U32, 0, p, "a wg_size above the device maximum");
         p.wg_size = (unsigned)info.max_work_group * 4;
         expect_rejected(algo, CLSORT_U32, 4, p, "a wg_size 4 times the device maximum");
+        if (algo != CLSORT_ODD_EVEN_MERGE && info.max_work_group >= 48) {
+            /* 1024 / 48 = 21 keys a work-item: the tile passes need a power of two. */
+            p.wg_size = 48;
+            p.tile = 1024;
+            expect_rejected(algo, CLSORT_U32, 0, p, "a wg_size of 48 with a shared tile");
+        }
         p = def;
         p.keys_per_item = 3;
         expect_rejected(algo, CLSORT_U64, 0, p, "keys_per_item 3");

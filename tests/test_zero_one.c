@@ -15,9 +15,14 @@ static int level = 1;
 static const clsort_algorithm networks[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE,
                                             CLSORT_ODD_EVEN_TRANSPOSITION};
 
-/* Parameter sets: the defaults (all zeros) and tiny ones that split 16 keys into many tiles. */
+/* Parameter sets: the defaults (all zeros) and tiny ones that split 16 keys into many tiles; the
+ * last two share each tile among work-items, as on GPUs (16 keys a work-item in a 64-key tile,
+ * and 32 keys a work-item in a 1024-key tile, which uses the bank-conflict-free layouts): on a CPU
+ * the defaults never do, and only the random 0/1 inputs (n > TILE) reach the compile-time paths
+ * of bitonic_sort_tile and bitonic_merge_tile. */
 static const clsort_params param_sets[] = {
-    {0, 0, 0, 0}, {1, 1, 2, 2}, {2, 1, 4, 4}, {2, 2, 8, 2}, {1, 1, 4, 2}, {4, 1, 8, 8},
+    {0, 0, 0, 0}, {1, 1, 2, 2}, {2, 1, 4, 4},   {2, 2, 8, 2},
+    {1, 1, 4, 2}, {4, 1, 8, 8}, {4, 1, 64, 8}, {32, 1, 1024, 8},
 };
 #define NSETS (sizeof param_sets / sizeof *param_sets)
 

@@ -1,0 +1,178 @@
+/* test_tile_shapes.c - the bitonic tile passes with GPU-shaped parameters, on whatever device runs
+ * the suite. The CPU defaults use 16-key tiles that one work-item sorts alone, so without this the
+ * shared-tile paths of bitonic_sort_tile and bitonic_merge_tile (local memory, barriers, the
+ * compile-time paths and their bank-conflict-free layouts) would run only on GPUs. Each shape is
+ * forced with clsort_set_params; keys and pairs of 32- and 64-bit keys, at sizes TILE * 2^k +-
+ * small and below one tile (the run-time path), and a batch, are compared with qsort.
+ *
+ * On PoCL nearly all the time goes into building the programs (15-150 s each for these shapes, the
+ * compile-time paths being long straight code), so the levels choose how many are built.
+ * Environment: CLSORT_TEST_SEED replays a run; CLSORT_TEST_LEVEL=0/1/2 (see `runs`). */
+#include "test_util.h"
+
+static clsort_ctx *ctx;
+
+/* wg_size, vec_step, tile, keys_per_item; TILE / WG_SIZE keys per work-item in the tile passes. */
+static const struct shape {
+    clsort_params p;
+    const char *what;
+} shapes[] = {
+    {{256, 1, 4096, 16}, "the GPU default: 16 keys a work-item"},
+    {{256, 1, 8192, 32}, "32 keys a work-item (5 levels a trip)"},
+    {{256, 1, 2048, 8}, "8 keys a work-item"},
+    {{128, 1, 1024, 4}, "8 keys a work-item, smallest swizzled tile"},
+    {{16, 1, 512, 8}, "32 keys a work-item, plain layouts (WG_SIZE < 32)"},
+    {{32, 1, 128, 4}, "4 keys a work-item, plain layouts (TILE < 1024)"},
+};
+#define NSHAPES (sizeof shapes / sizeof *shapes)
+
+/* Key type and value size; the key transform is a run-time argument, so f32 and i64 (both
+ * directions) share the programs of u32 and u64 and cost no extra build. */
+static const struct kind {
+    clsort_type type;
+    size_t vsize;
+    unsigned flags;
+} kinds[] = {
+    {CLSORT_U32, 0, 0}, {CLSORT_F32, 0, CLSORT_DESCENDING}, {CLSORT_U64, 0, 0},
+    {CLSORT_I64, 0, CLSORT_DESCENDING}, {CLSORT_U32, 4, 0}, {CLSORT_U64, 8, CLSORT_DESCENDING},
+};
+#define NKINDS (sizeof kinds / sizeof *kinds)
+
+/* Whether shape si runs kind ki at this level. Level 0: the GPU default with 32-bit keys and the
+ * widest pairs (two builds). Level 1: every kind with the GPU default; 32-bit keys and 64-bit
+ * pairs with the others, but 32-bit keys alone with 32 keys a work-item (the slowest builds,
+ * 35-65 s each on PoCL). Level 2: everything. */
+static int runs(size_t si, size_t ki, int level)
+{
+    const int narrow = kinds[ki].type == CLSORT_U32 || kinds[ki].type == CLSORT_F32;
+    const int keys32 = narrow && kinds[ki].vsize == 0, widest = kinds[ki].vsize == 8;
+    if (level >= 2 || (level == 1 && si == 0))
+        return 1;
+    if (level == 0)
+        return si == 0 && (keys32 || widest);
+    return keys32 || (widest && shapes[si].p.tile / shapes[si].p.wg_size < 32);
+}
+
+/* Sorts n keys (and values) of kind k with the current parameters; returns 1 if the keys equal the
+ * reference and every value still sits beside its own key. */
+static int sort_one(const struct kind *k, size_t n, t_rng *r, int show)
+{
+    const size_t sz = t_size(k->type);
+    unsigned char *keys = t_xmalloc(n * sz), *want = t_xmalloc(n * sz), *orig = t_xmalloc(n * sz);
+    unsigned char *vals = k->vsize ? t_xmalloc(n * k->vsize) : NULL;
+    t_fill(k->type, (t_dist)(n % 3 == 0 ? T_FEW : T_RANDOM), keys, n, r);
+    memcpy(want, keys, n * sz);
+    memcpy(orig, keys, n * sz);
+    t_ref_sort(k->type, want, n, (k->flags & CLSORT_DESCENDING) != 0);
+    /* Each value is its key's original index, so the pairing can be checked. */
+    for (size_t i = 0; vals && i < n; ++i) {
+        if (k->vsize == 4) {
+            const uint32_t x = (uint32_t)i;
+            memcpy(vals + i * 4, &x, 4);
+        } else {
+            const uint64_t x = (uint64_t)i | ((uint64_t)0xa5u << 56);
+            memcpy(vals + i * 8, &x, 8);
+        }
+    }
+    const unsigned flags = k->flags | CLSORT_NO_HOST_FALLBACK;
+    const int rc = vals ? clsort_sort_pairs(ctx, keys, vals, k->vsize, n, k->type, CLSORT_BITONIC,
+                                            flags)
+                        : clsort_sort(ctx, keys, n, k->type, CLSORT_BITONIC, flags);
+    char what[96];
+    snprintf(what, sizeof what, "%s%s n=%zu", t_type_name(k->type),
+             k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "", n);
+    int ok = t_check_sorted(ctx, rc, what, show, k->type, keys, want, n);
+    if (ok && vals) {
+        unsigned char *seen = calloc(n ? n : 1, 1);
+        if (!seen)
+            t_bail("out of host memory");
+        for (size_t i = 0; ok && i < n; ++i) {
+            uint64_t idx = 0;
+            if (k->vsize == 4) {
+                uint32_t x;
+                memcpy(&x, vals + i * 4, 4);
+                idx = x;
+            } else {
+                memcpy(&idx, vals + i * 8, 8);
+                if (idx >> 56 != 0xa5u)
+                    idx = n; /* a value's upper half was lost */
+                idx &= ((uint64_t)1 << 56) - 1;
+            }
+            if (idx >= n || seen[idx] || memcmp(orig + idx * sz, keys + i * sz, sz)) {
+                if (show)
+                    t_diag("%s: the value at %zu (%" PRIu64 ") is not its key's", what, i, idx);
+                ok = 0;
+            } else {
+                seen[idx] = 1;
+            }
+        }
+        free(seen);
+    }
+    free(keys);
+    free(want);
+    free(orig);
+    free(vals);
+    return ok;
+}
+
+/* A batch of 3 arrays of n u32 keys: the tile passes' second launch dimension. */
+static int sort_batch(size_t n, t_rng *r)
+{
+    const size_t count = 3;
+    uint32_t *keys = t_xmalloc(n * count * 4), *want = t_xmalloc(n * count * 4);
+    t_fill(CLSORT_U32, T_RANDOM, keys, n * count, r);
+    memcpy(want, keys, n * count * 4);
+    for (size_t c = 0; c < count; ++c)
+        t_ref_sort(CLSORT_U32, want + c * n, n, 0);
+    const int rc = clsort_sort_batch(ctx, keys, n, count, CLSORT_U32, CLSORT_BITONIC, 0);
+    const int ok = t_check_sorted(ctx, rc, "batch of 3", 1, CLSORT_U32, keys, want, n * count);
+    free(keys);
+    free(want);
+    return ok;
+}
+
+int main(void)
+{
+    t_init("test_tile_shapes");
+    const int level = t_level();
+    ctx = t_create_ctx();
+    for (size_t si = 0; si < NSHAPES; ++si) {
+        const clsort_params *p = &shapes[si].p;
+        const size_t T = p->tile;
+        /* At most half a tile (kmax < TILE: the run-time path of bitonic_sort_tile), one tile
+         * (kmax == TILE from T/2 + 1 on), and TILE * 2^k +- a little (the compile-time paths,
+         * merge_tile, partial last tiles). */
+        const size_t sizes[] = {T / 2 - 3, T / 2 + 3, T - 1,     T + 1,     2 * T - 3,
+                                2 * T,     2 * T + 5, 4 * T + 1, 8 * T - 1, 16 * T + 7};
+        const size_t nsizes = sizeof sizes / sizeof *sizes - (T >= 8192 && level < 2 ? 1 : 0);
+        for (size_t ki = 0; ki < NKINDS; ++ki) {
+            const struct kind *k = &kinds[ki];
+            if (!runs(si, ki, level))
+                continue;
+            const int rc = clsort_set_params(ctx, CLSORT_BITONIC, k->type, k->vsize, p);
+            if (rc != CLSORT_OK) {
+                /* A device whose limits refuse the shape (local memory, work-group size). */
+                t_skip("%s, %s%s: refused by this device: %s", shapes[si].what,
+                       t_type_name(k->type), k->vsize ? " pairs" : "", clsort_last_error(ctx));
+                continue;
+            }
+            t_rng r = t_rng_for(si, ki, 11, 0);
+            unsigned failed = 0;
+            const double t0 = t_now_ms();
+            for (size_t i = 0; i < nsizes; ++i)
+                failed += !sort_one(k, sizes[i], &r, !failed);
+            t_ok(!failed, "{wg %u, tile %u, kpi %u} (%s), %s%s%s: %zu sizes %zu..%zu (%.0f ms)",
+                 p->wg_size, p->tile, p->keys_per_item, shapes[si].what, t_type_name(k->type),
+                 k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "",
+                 (k->flags & CLSORT_DESCENDING) ? " desc" : "", nsizes, sizes[0],
+                 sizes[nsizes - 1], t_now_ms() - t0);
+            if (ki == 0)
+                t_ok(sort_batch(T + 1, &r), "{wg %u, tile %u}: a batch of 3 arrays of TILE+1",
+                     p->wg_size, p->tile);
+            const clsort_params zero = {0, 0, 0, 0};
+            clsort_set_params(ctx, CLSORT_BITONIC, k->type, k->vsize, &zero);
+        }
+    }
+    clsort_destroy(ctx);
+    return t_done();
+}
