@@ -106,10 +106,11 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     char a[32], b[32];
     const cli_pipe_stats *const p = &x->pipe;
     cli_info(2, "pipeline %u pinned chunks of %s, device buffer %s (CLSORT_CLI_PIPELINE=0: off)",
-             CLI_PIPE_SLOTS, cli_format_size(a, sizeof a, p->chunk_bytes),
+             p->slots, cli_format_size(a, sizeof a, p->chunk_bytes),
              cli_format_size(b, sizeof b, p->buffer_bytes));
-    cli_info(2, "read   %s in %.3f s (%s)", cli_format_size(a, sizeof a, p->read_bytes),
-             (double)p->read_ns / 1e9, cli_format_rate(b, sizeof b, p->read_bytes, p->read_ns));
+    cli_info(2, "read   %s in %.3f s (%s, %u reader%s)", cli_format_size(a, sizeof a, p->read_bytes),
+             (double)p->read_ns / 1e9, cli_format_rate(b, sizeof b, p->read_bytes, p->read_ns),
+             p->readers, p->readers == 1 ? "" : " threads");
     cli_info(2, "upload %s in %.3f s (%s, device time, overlapping the reads)",
              cli_format_size(a, sizeof a, p->upload_bytes), (double)p->upload_ns / 1e9,
              cli_format_rate(b, sizeof b, p->upload_bytes, p->upload_ns));
