@@ -60,7 +60,7 @@ piped() {
     "$CLSORT" -v -o p.out "$@" 2>err
     rc=$?
     if [ "$rc" -ne 0 ]; then fail "$desc: pipeline exit $rc"; return; fi
-    if ! grep -q "pipeline 4 pinned chunks" err; then fail "$desc: -v does not show the pipeline"; return; fi
+    if ! grep -q "pipeline [0-9]* pinned chunks" err; then fail "$desc: -v does not show the pipeline"; return; fi
     CLSORT_CLI_PIPELINE=0 "$CLSORT" -v -o h.out "$@" 2>err.h
     if grep -q "pipeline" err.h; then fail "$desc: CLSORT_CLI_PIPELINE=0 still streams"; return; fi
     if ! same p.out "$ref"; then fail "$desc: differs from the reference"; return; fi
@@ -160,6 +160,24 @@ cat m2.bin | "$CLSORT" -v -o p.out m1.bin - m3.bin 2>err
 check "standard input among the files" sh -c "grep -q 'pipeline 4' err && cmp -s p.out ref.bin"
 cat m1.bin m2.bin m3.bin | "$REF" msort 4 u 0:u32 >ref.bin
 piped "three files -u" ref.bin -u m1.bin m2.bin m3.bin
+
+# ---- Reader threads (a single regular file): sizes not divisible by the chunk, runs, big-endian ----
+gen in.bin u32 4 0 40961
+"$REF" sort u32 4 0 <in.bin >ref.bin
+for r in 1 2 3 4 8; do
+    CLSORT_CLI_READERS=$r piped "CLSORT_CLI_READERS=$r, 40961 keys in chunks of 1024" ref.bin in.bin
+    if [ "$r" = 1 ]; then
+        check "... -v says 1 reader" grep -q ', 1 reader)' err
+    else
+        check "... -v says $r reader threads and the ring is min(2 x $r, 8) chunks" \
+            sh -c "grep -q ', $r reader threads)' err && grep -q 'pipeline $(( 2 * r < 4 ? 4 : 2 * r > 8 ? 8 : 2 * r )) pinned chunks' err"
+    fi
+    CLSORT_CLI_READERS=$r piped "CLSORT_CLI_READERS=$r, runs of -S 60004 (40961 keys)" ref.bin -S 60004 in.bin
+done
+CLSORT_CLI_READERS=3 CLSORT_CLI_CHUNK_SIZE=12000 piped "3 readers, chunks of 3000 keys" ref.bin in.bin
+"$REF" swap u32 <in.bin >be.bin
+"$REF" msort 4 "0:u32be" <be.bin >ref.bin
+CLSORT_CLI_READERS=4 piped "4 readers, -t u32be (swapped on the reader threads)" ref.bin -t u32be be.bin
 
 # ---- In place, and what stays on the host path -----------------------------------------------------
 gen in.bin i32 4 0 30000

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,27 @@
 #include "clsort_units.h"
 
 /* ---- Input ---------------------------------------------------------------------------------- */
+
+int cli_test_read_fault(const char *path, uint64_t off, size_t len)
+{
+    static atomic_int shrunk;
+    const char *env = getenv(CLI_TEST_READ_FAULT_ENV);
+    if (!env || !path || len == 0)
+        return 0;
+    const int eio = strncmp(env, "eio:", 4) == 0, shrink = strncmp(env, "shrink:", 7) == 0;
+    if (!eio && !shrink)
+        return 0;
+    const uint64_t at = strtoull(env + (eio ? 4 : 7), NULL, 10);
+    if (at < off || at - off >= len)
+        return 0;
+    if (eio) {
+        errno = EIO;
+        return -1;
+    }
+    if (atomic_exchange(&shrunk, 1) == 0 && truncate(path, (off_t)at) != 0)
+        return 0; /* the read then sees the whole file; the test says so */
+    return 0;
+}
 
 /* Opens one file (NULL: standard input) as the current one of `in`. */
 static int open_one(cli_input *in, const char *path)
@@ -127,7 +149,10 @@ int64_t cli_input_read(cli_input *in, void *buf, size_t len)
         size_t want = len - got;
         if (want > ((size_t)1 << 30))
             want = (size_t)1 << 30; /* Some systems cap single reads. */
-        const ssize_t r = read(in->fd, p + got, want);
+        const ssize_t r =
+            cli_test_read_fault(in->path, in->consumed + got - in->file_start, want) != 0
+                ? -1
+                : read(in->fd, p + got, want);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -159,7 +184,9 @@ int cli_input_eof(cli_input *in)
         return 1;
     unsigned char c;
     for (;;) {
-        const ssize_t r = read(in->fd, &c, 1);
+        const ssize_t r = cli_test_read_fault(in->path, in->consumed - in->file_start, 1) != 0
+                              ? -1
+                              : read(in->fd, &c, 1);
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0) {

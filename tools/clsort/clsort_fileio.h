@@ -104,4 +104,16 @@ void cli_writer_abort(cli_writer *w);
  *  (short only at end of file) or -1 with errno set. */
 int64_t cli_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
+/* For the tests: CLSORT_TEST_READ_FAULT="eio:OFFSET" makes every read of a named input that
+ * covers byte OFFSET of the file fail with EIO; "shrink:OFFSET" truncates the file to OFFSET bytes
+ * (once) just before the first read that covers it, as if another process shrank it meanwhile.
+ * The sequential reads and the pipeline's reader threads go through the same check, so that both
+ * paths can be compared on the same fault (tests/reliability/cli_pipeline_faults.sh). */
+#define CLI_TEST_READ_FAULT_ENV "CLSORT_TEST_READ_FAULT"
+
+/** The test hook above, for a read of `len` bytes at `off` of the file `path` (NULL: standard
+ *  input, never faulted). Returns 0, or -1 with errno set (EIO) when the read must fail.
+ *  Thread-safe. */
+int cli_test_read_fault(const char *path, uint64_t off, size_t len);
+
 #endif /* CLSORT_FILEIO_H */

@@ -11,13 +11,16 @@
  * keys are identical bytes), whatever the run size, the network or the host fallback. */
 #include "clsort_pipeline.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clsort_args.h"
 #include "clsort_keys.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
+#include "clsort_readers.h"
 #include "clsort_units.h"
 
 typedef struct pipe_state {
@@ -31,9 +34,11 @@ typedef struct pipe_state {
     cl_mem buf;                     /* the run on the device */
     size_t buf_records, run_records;
     size_t chunk_records;
-    unsigned char *slot[CLI_PIPE_SLOTS];
-    cl_event ev[CLI_PIPE_SLOTS];    /* the last transfer through each slot, NULL when idle */
-    int ev_upload[CLI_PIPE_SLOTS];
+    unsigned nslots;                /* chunks in the ring */
+    unsigned char *slot[CLI_PIPE_MAX_SLOTS];
+    cl_event ev[CLI_PIPE_MAX_SLOTS]; /* the last transfer through each slot, NULL when idle */
+    int ev_upload[CLI_PIPE_MAX_SLOTS];
+    cli_readers *readers;           /* reader threads for a regular file, or NULL: read() here */
     uint64_t total_bytes;           /* for progress; 0 unknown */
 } pipe_state;
 
@@ -166,6 +171,111 @@ static int grow_buffer(pipe_state *p, size_t n)
     return 1;
 }
 
+/* The readers' after-read hook: big-endian keys swapped on the reader thread. */
+static void swap_after_read(void *user, unsigned char *buf, size_t got)
+{
+    const pipe_state *const p = user;
+    swap_keys(buf, got / p->ks->key_size, p->ks->key_size);
+}
+
+static int enqueue_upload(pipe_state *p, unsigned s, size_t at, size_t keys)
+{
+    const size_t K = p->ks->key_size;
+    const cl_int err = clEnqueueWriteBuffer(p->queue, p->buf, CL_FALSE, at * K, keys * K,
+                                            p->slot[s], 0, NULL, &p->ev[s]);
+    if (err != CL_SUCCESS) {
+        p->ev[s] = NULL;
+        return report_cl("clEnqueueWriteBuffer", "upload of a chunk", err);
+    }
+    p->ev_upload[s] = 1;
+    p->st->upload_bytes += (uint64_t)keys * K;
+    clFlush(p->queue); /* start it now, while the next chunks are read */
+    return CLI_EXIT_OK;
+}
+
+/* The part of a run that the regular input's size (as stat said at the open) covers, read by the
+ * reader threads: chunk c goes to slot c % nslots at file offset consumed + c * chunk, up to
+ * nslots chunks in flight; as each one completes, in file order, its upload is enqueued at its
+ * offset in the device buffer. A short chunk (the file shrank) ends the input there, whatever the
+ * chunks after it held, as a sequential read would have; errors are reported for the first
+ * failing chunk in file order only, with the message cli_input_read prints. Afterwards the file
+ * offset is where a sequential read would be, so that fill_run can go on with read() if the file
+ * grew meanwhile. Sets *n to the keys read and *eof when the input ended short. */
+static int fill_parallel(pipe_state *p, size_t *n_out, int *eof)
+{
+    const size_t K = p->ks->key_size;
+    cli_input *const in = p->in;
+    const uint64_t t0 = cli_now_ns();
+    const uint64_t start = in->consumed - in->file_start;
+    const uint64_t room = (uint64_t)(p->buf_records - *n_out) * K, left = in->size - in->consumed;
+    const uint64_t total = room < left ? room : left;
+    const uint64_t cb = (uint64_t)p->chunk_records * K;
+    const uint64_t nch = (total + cb - 1) / cb;
+    uint64_t issued = 0, done = 0;
+    size_t n = *n_out;
+    int rc = CLI_EXIT_OK;
+    while (done < nch) {
+        while (rc == CLI_EXIT_OK && issued < nch && issued - done < p->nslots) {
+            const unsigned s = (unsigned)(issued % p->nslots);
+            rc = slot_collect(p, s); /* the upload of chunk issued - nslots, enqueued already */
+            if (rc != CLI_EXIT_OK)
+                break;
+            const uint64_t len = total - issued * cb < cb ? total - issued * cb : cb;
+            cli_readers_post(p->readers, s, p->slot[s], (size_t)len, start + issued * cb);
+            ++issued;
+        }
+        if (rc != CLI_EXIT_OK)
+            break;
+        const unsigned s = (unsigned)(done % p->nslots);
+        const uint64_t len = total - done * cb < cb ? total - done * cb : cb;
+        int err = 0;
+        const int64_t got = cli_readers_wait(p->readers, s, &err);
+        ++done;
+        if (got < 0) {
+            cli_error("%s: read error: %s", in->name, strerror(err));
+            rc = CLI_EXIT_IO;
+            break;
+        }
+        in->consumed += (uint64_t)got;
+        p->st->read_bytes += (uint64_t)got;
+        if ((size_t)got % K != 0) {
+            cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left "
+                      "over)",
+                      in->name, (unsigned long long)in->consumed, K,
+                      (unsigned long long)(in->consumed % K));
+            rc = CLI_EXIT_IO;
+            break;
+        }
+        const size_t keys = (size_t)got / K;
+        if (keys) {
+            rc = enqueue_upload(p, s, n, keys);
+            if (rc != CLI_EXIT_OK)
+                break;
+            n += keys;
+        }
+        cli_progress_update("reading", in->consumed, p->total_bytes);
+        if ((uint64_t)got < len) {
+            in->at_eof = 1; /* the file shrank: its end is here */
+            *eof = 1;
+            break;
+        }
+    }
+    /* Chunks still being read belong to their slots until they are done. */
+    for (; done < issued; ++done) {
+        int err;
+        (void)cli_readers_wait(p->readers, (unsigned)(done % p->nslots), &err);
+    }
+    /* The wall time of the whole phase: the threads' reads overlap the waits for uploads. */
+    p->st->read_ns += cli_now_ns() - t0;
+    *n_out = n;
+    if (rc == CLI_EXIT_OK && !*eof &&
+        lseek(in->fd, (off_t)(in->consumed - in->file_start), SEEK_SET) < 0) {
+        cli_error("%s: read error: %s", in->name, strerror(errno));
+        rc = CLI_EXIT_IO;
+    }
+    return rc;
+}
+
 /* Reads one run into the device buffer, chunk by chunk, each chunk's upload enqueued at once.
  * Sets *n to the keys read and *eof to whether the input ended with them. */
 static int fill_run(pipe_state *p, size_t *n_out, int *eof)
@@ -174,6 +284,13 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
     size_t n = 0;
     unsigned i = 0;
     *eof = 0;
+    if (p->readers && p->in->peeked < 0 && !p->in->at_eof && p->in->consumed < p->in->size) {
+        const int rc = fill_parallel(p, &n, eof);
+        if (rc != CLI_EXIT_OK || *eof) {
+            *n_out = n;
+            return rc;
+        }
+    }
     for (;;) {
         if (n == p->buf_records) {
             /* Do not start another run (or grow) for an input that has just ended. */
@@ -189,7 +306,7 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
         }
         const size_t want = p->buf_records - n < p->chunk_records ? p->buf_records - n
                                                                   : p->chunk_records;
-        const unsigned s = i % CLI_PIPE_SLOTS;
+        const unsigned s = i % p->nslots;
         int rc = slot_collect(p, s);
         if (rc != CLI_EXIT_OK)
             return rc;
@@ -210,15 +327,9 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
         p->st->read_ns += cli_now_ns() - t0;
         p->st->read_bytes += (uint64_t)got;
         if (keys) {
-            const cl_int err = clEnqueueWriteBuffer(p->queue, p->buf, CL_FALSE, n * K, keys * K,
-                                                    p->slot[s], 0, NULL, &p->ev[s]);
-            if (err != CL_SUCCESS) {
-                p->ev[s] = NULL;
-                return report_cl("clEnqueueWriteBuffer", "upload of a chunk", err);
-            }
-            p->ev_upload[s] = 1;
-            p->st->upload_bytes += (uint64_t)keys * K;
-            clFlush(p->queue); /* start it now, while the next chunk is read */
+            rc = enqueue_upload(p, s, n, keys);
+            if (rc != CLI_EXIT_OK)
+                return rc;
             n += keys;
             ++i;
         }
@@ -278,7 +389,7 @@ static int enqueue_download(pipe_state *p, size_t chunk, size_t n)
 {
     const size_t K = p->ks->key_size, first = chunk * p->chunk_records;
     const size_t keys = n - first < p->chunk_records ? n - first : p->chunk_records;
-    const unsigned s = (unsigned)(chunk % CLI_PIPE_SLOTS);
+    const unsigned s = (unsigned)(chunk % p->nslots);
     const int rc = slot_collect(p, s);
     if (rc != CLI_EXIT_OK)
         return rc;
@@ -325,10 +436,10 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
     unsigned char last[8];
     int have_last = 0;
     int rc = CLI_EXIT_OK;
-    for (size_t j = 0; j < nchunks && j < CLI_PIPE_SLOTS && rc == CLI_EXIT_OK; ++j)
+    for (size_t j = 0; j < nchunks && j < p->nslots && rc == CLI_EXIT_OK; ++j)
         rc = enqueue_download(p, j, n);
     for (size_t j = 0; j < nchunks && rc == CLI_EXIT_OK; ++j) {
-        const unsigned s = (unsigned)(j % CLI_PIPE_SLOTS);
+        const unsigned s = (unsigned)(j % p->nslots);
         rc = slot_collect(p, s);
         if (rc != CLI_EXIT_OK)
             break;
@@ -342,8 +453,8 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
         rc = cli_writer_put(w, p->slot[s], keys * K);
         *write_ns += cli_now_ns() - t0;
         cli_progress_update("writing", (uint64_t)first * K, (uint64_t)n * K);
-        if (rc == CLI_EXIT_OK && j + CLI_PIPE_SLOTS < nchunks)
-            rc = enqueue_download(p, j + CLI_PIPE_SLOTS, n);
+        if (rc == CLI_EXIT_OK && j + p->nslots < nchunks)
+            rc = enqueue_download(p, j + p->nslots, n);
     }
     return rc;
 }
@@ -373,9 +484,11 @@ static int drain_to_run_file(pipe_state *p, size_t n, const char *tmpdir, cli_ru
 
 static void pipe_release(pipe_state *p)
 {
+    cli_readers_stop(p->readers); /* no thread may still read into a slot freed below */
+    p->readers = NULL;
     if (p->queue)
         clFinish(p->queue); /* nothing may still travel into a slot that is freed below */
-    for (unsigned s = 0; s < CLI_PIPE_SLOTS; ++s) {
+    for (unsigned s = 0; s < p->nslots; ++s) {
         if (p->ev[s])
             clReleaseEvent(p->ev[s]);
         p->ev[s] = NULL;
@@ -408,6 +521,14 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
             CL_SUCCESS)
         return CLI_PIPE_UNAVAILABLE;
 
+    /* A single regular file is read by a few threads with pread() (two chunks in flight per
+     * thread, at most CLI_PIPE_MAX_SLOTS); anything else by read() on this thread, 4 chunks. */
+    const unsigned nreaders =
+        in->is_regular && in->path && in->nmore == 0 ? cli_readers_wanted() : 1;
+    p.nslots = CLI_PIPE_SLOTS;
+    if (nreaders > 1 && 2 * nreaders > p.nslots)
+        p.nslots = 2 * nreaders < CLI_PIPE_MAX_SLOTS ? 2 * nreaders : CLI_PIPE_MAX_SLOTS;
+
     /* A known size needs a buffer of that size at most; a stream starts with room for one turn
      * of the ring and grows. */
     uint64_t first = p.run_records;
@@ -417,8 +538,8 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
             first = in->size / K;
     }
     p.chunk_records = choose_chunk_records(K, first ? (size_t)first : 1);
-    if (!in->is_regular && (uint64_t)CLI_PIPE_SLOTS * p.chunk_records < first)
-        first = (uint64_t)CLI_PIPE_SLOTS * p.chunk_records;
+    if (!in->is_regular && (uint64_t)p.nslots * p.chunk_records < first)
+        first = (uint64_t)p.nslots * p.chunk_records;
     p.buf_records = first ? (size_t)first : 1;
     cl_int err;
     p.buf = clCreateBuffer(p.clctx, CL_MEM_READ_WRITE, p.buf_records * K, NULL, &err);
@@ -430,16 +551,21 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     }
     st->buffer_bytes = (uint64_t)p.buf_records * K;
     st->chunk_bytes = p.chunk_records * K;
-    for (unsigned s = 0; s < CLI_PIPE_SLOTS; ++s) {
+    st->slots = p.nslots;
+    for (unsigned s = 0; s < p.nslots; ++s) {
         p.slot[s] = clsort_host_alloc(ctx, p.chunk_records * K);
         if (!p.slot[s]) {
             cli_info(2, "no pinned memory for %u chunks of %zu bytes (%s): sorting through host "
                         "memory",
-                     CLI_PIPE_SLOTS, p.chunk_records * K, clsort_last_error(ctx));
+                     p.nslots, p.chunk_records * K, clsort_last_error(ctx));
             pipe_release(&p);
             return CLI_PIPE_UNAVAILABLE;
         }
     }
+    if (nreaders > 1)
+        p.readers = cli_readers_start(in->fd, in->path, nreaders,
+                                      ks->big_endian ? swap_after_read : NULL, &p);
+    st->readers = p.readers ? nreaders : 1; /* without threads: read() here, as before */
 
     int rc = CLI_EXIT_OK;
     for (;;) {

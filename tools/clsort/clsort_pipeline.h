@@ -18,8 +18,10 @@
  * nothing was read yet, and the caller sorts through the host-memory path instead. */
 #define CLI_PIPE_UNAVAILABLE (-1)
 
-/* Pinned chunks in the ring, and their default size (CLSORT_CLI_CHUNK_SIZE overrides it). */
+/* Pinned chunks in the ring (a single regular file read by N threads: min(2N, 8)), and their
+ * default size (CLSORT_CLI_CHUNK_SIZE overrides it). */
 #define CLI_PIPE_SLOTS 4
+#define CLI_PIPE_MAX_SLOTS 8
 #define CLI_PIPE_CHUNK_BYTES ((size_t)16 << 20)
 
 /* Where the time went. Host times are wall clock on the one thread that runs the pipeline; the
@@ -38,6 +40,8 @@ typedef struct cli_pipe_stats {
     uint64_t keys;                         /* keys sorted on the device */
     unsigned sorts, runs;
     size_t chunk_bytes;                    /* size of one pinned chunk */
+    unsigned slots;                        /* pinned chunks in the ring */
+    unsigned readers;                      /* reading threads (1: read() on the pipeline's) */
     uint64_t buffer_bytes;                 /* the largest device buffer used */
     clsort_algorithm algorithm;
 } cli_pipe_stats;
