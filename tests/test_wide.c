@@ -154,7 +154,7 @@ int main(void)
     static const shape shapes32[] = {
         {{256, 1, 4096, 16}, 21, "gpu"},
         {{64, 1, 256, 2}, 16, "tile256/wg64"},
-        {{512, 1, 1024, 2}, 17, "tile1024/wg512"},
+        {{256, 1, 512, 2}, 17, "tile512/wg256"},
         {{16, 1, 512, 4}, 15, "tile512/wg16"},
     };
     /* 64-bit keys and pairs: the GPU defaults for 8-byte elements, and a small shape. */

@@ -344,6 +344,9 @@ int cli_sort_input(const cli_opts *o)
     x.o = o;
     cli_keyspec_from_opts(&x.ks, o);
     cli_runs_init(&x.runs, o->tmpdir, &x.ks, OUT_BUF_BYTES);
+    /* -S bounds the merge's read buffers too, as it does for -m (clsort_mergefiles.c). */
+    if (o->buffer_size && o->buffer_size < x.runs.read_budget)
+        x.runs.read_budget = (size_t)o->buffer_size;
     const size_t R = o->record_size;
     cli_input in;
     cli_writer out;

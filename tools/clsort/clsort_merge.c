@@ -7,7 +7,9 @@
  * into one run of the next level as soon as there are F of them (F from the open-file limit). */
 #include "clsort_merge.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -23,12 +25,32 @@
 #define MERGE_READ_MAX ((size_t)16 << 20)
 #define MERGE_READ_MIN ((size_t)64 << 10)
 
+/* Descriptors open right now: /proc/self/fd where there is one, else a probe of the low ones. */
+static size_t open_descriptors(size_t limit)
+{
+    size_t n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        for (const struct dirent *e; (e = readdir(d));)
+            n += e->d_name[0] != '.';
+        closedir(d);
+        return n ? n - 1 : 0; /* not the directory's own descriptor */
+    }
+    for (int fd = 0; (size_t)fd < limit && fd < 4096; ++fd)
+        n += fcntl(fd, F_GETFD) != -1;
+    return n;
+}
+
+/* Runs may take half of the descriptors that are left: the other half (and a reserve of 16) is
+ * for the merge's output, its read-back and whatever the OpenCL driver opens later. Counted when
+ * the first run arrives, after the device is open: a GPU driver holds tens of descriptors. */
 static size_t choose_fan_in(void)
 {
     struct rlimit rl;
     size_t f = 64;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        const size_t avail = rl.rlim_cur > 48 ? (size_t)(rl.rlim_cur - 32) / 2 : 2;
+        const size_t lim = (size_t)rl.rlim_cur, used = open_descriptors(lim) + 16;
+        const size_t avail = lim > used ? (lim - used) / 2 : 0;
         if (avail < f)
             f = avail;
     }
@@ -162,6 +184,8 @@ int cli_runs_add(cli_run_set *x, int fd, uint64_t bytes)
         x->cap_runs = cap;
     }
     x->runs[x->nruns++] = (cli_run){ fd, bytes, 0 };
+    if (!x->fan_in)
+        x->fan_in = choose_fan_in();
     /* Keep the number of open runs logarithmic: F runs of one level become one of the next. */
     for (;;) {
         const unsigned level = x->runs[x->nruns - 1].level;
@@ -192,12 +216,14 @@ void cli_runs_init(cli_run_set *s, const char *tmpdir, const cli_keyspec *ks, si
     s->tmpdir = tmpdir;
     s->ks = *ks;
     s->write_buf = write_buf;
-    s->fan_in = choose_fan_in();
+    s->fan_in = 0; /* chosen when the first run arrives (cli_runs_add) */
     s->read_budget = MERGE_READ_TOTAL;
 }
 
 int cli_runs_merge(cli_run_set *s, cli_writer *out)
 {
+    if (!s->fan_in)
+        s->fan_in = choose_fan_in();
     while (s->nruns > s->fan_in) {
         const size_t k = s->nruns - s->fan_in + 1 < s->fan_in ? s->nruns - s->fan_in + 1 : s->fan_in;
         const int rc = merge_tail(s, k);

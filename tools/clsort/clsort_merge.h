@@ -25,7 +25,7 @@ typedef struct cli_run_set {
     size_t write_buf;     /* buffer size of the writer of an intermediate run */
     cli_run *runs;
     size_t nruns, cap_runs;
-    size_t fan_in;        /* runs merged at once, from the open-file limit */
+    size_t fan_in;        /* runs merged at once, from the open-file limit (0 until the first run) */
     size_t read_budget;   /* bytes of read buffers for one merge, split over its runs (each
                            * between 64 KiB and 16 MiB); cli_runs_init sets 64 MiB */
     unsigned merge_passes; /* merges into intermediate runs */

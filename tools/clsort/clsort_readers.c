@@ -51,8 +51,8 @@ unsigned cli_readers_wanted(void)
         n = sysconf(_SC_NPROCESSORS_ONLN);
         if (n < 1)
             n = 1;
-        if (n > 4)
-            n = 4;
+        if (n > 8)
+            n = 8;
     }
     return n > CLI_READERS_MAX_THREADS ? CLI_READERS_MAX_THREADS : (unsigned)n;
 }

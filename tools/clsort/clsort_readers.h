@@ -17,7 +17,7 @@ typedef struct cli_readers cli_readers;
 typedef void (*cli_readers_after_fn)(void *user, unsigned char *buf, size_t got);
 
 /** The number of reader threads to use: CLSORT_CLI_READERS if set (0 or 1: one sequential reader,
- *  the pipeline's old way), else min(4, online cores); never more than CLI_READERS_MAX_THREADS. */
+ *  the pipeline's old way), else min(8, online cores); never more than CLI_READERS_MAX_THREADS. */
 unsigned cli_readers_wanted(void);
 
 /** Starts `nthreads` threads reading from `fd` (which must stay open until cli_readers_stop).
