@@ -83,15 +83,26 @@ done
 # through merges of at most (limit - 16 - 3) / 2 runs, and at most 64 without a limit.
 for lim in 40 50 60; do
     top=$(( (lim - 19) / 2 ))
-    if run "ulimit -n $lim: 130 runs" sh -c "ulimit -n $lim && exec '$CLSORT' -v -S 400 -o out.bin a.bin"; then
-        fan=$(sed -n 's/.*merge fan-in \([0-9]*\),.*/\1/p' err)
-        if [ -n "$fan" ] && [ "$fan" -ge 2 ] && [ "$fan" -le "$top" ]; then
-            pass "ulimit -n $lim gives fan-in $fan (2..$top)"
-        else
-            fail "ulimit -n $lim gives fan-in 2..$top ($(grep fan-in err))"
-        fi
-        same "130 runs, fan-in $fan: the reference" out.bin ref.bin
+    sh -c "ulimit -n $lim && exec '$CLSORT' -v -S 400 -o out.bin a.bin" 2>err
+    rc=$?
+    if [ $rc -ne 0 ] && [ "$CLSORT_DEVICE" != cpu ] && grep -q "Too many open files" err; then
+        # A GPU driver holds tens of descriptors (NVIDIA's about 30): under the tightest limits
+        # nothing is left even for a 2-way merge's levels, and clsort must say so (one line),
+        # which is what happened. PoCL (the default device here) runs every limit.
+        n=$((n + 1)); echo "ok $n # skip ulimit -n $lim: the $CLSORT_DEVICE driver leaves too few descriptors ($(head -1 err))"
+        continue
     fi
+    if [ $rc -ne 0 ]; then
+        fail "ulimit -n $lim: 130 runs (exit $rc)"
+        continue
+    fi
+    fan=$(sed -n 's/.*merge fan-in \([0-9]*\),.*/\1/p' err)
+    if [ -n "$fan" ] && [ "$fan" -ge 2 ] && [ "$fan" -le "$top" ]; then
+        pass "ulimit -n $lim gives fan-in $fan (2..$top)"
+    else
+        fail "ulimit -n $lim gives fan-in 2..$top ($(grep fan-in err))"
+    fi
+    same "130 runs, fan-in $fan: the reference" out.bin ref.bin
 done
 if [ -z "$(ls -A tmp)" ]; then pass "no run left under TMPDIR"; else fail "no run left under TMPDIR"; fi
 
