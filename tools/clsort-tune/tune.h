@@ -68,10 +68,12 @@ typedef struct tune_state {
     clsort_algorithm rule_algo[8];
     uint64_t rule_max[8]; /* UINT64_MAX: the rest */
     int nrules;
+    int auto_partial; /* the AUTO measurement stopped early (budget) */
     uint64_t host_fallback_max;
     int host_wins_all; /* the host sort won at every size measured */
     double last_progress;
     unsigned failures; /* candidates that failed, over the whole run */
+    int unsearched;    /* combinations the budget left out (not in the config: defaults) */
 } tune_state;
 
 /* tune_measure.c */

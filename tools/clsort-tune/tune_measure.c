@@ -342,6 +342,8 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
     double score = 0, rate = 0, log_sum = 0;
     for (int i = 0; i < s->nsizes && s->sizes[i] <= n_max; ++i) {
         double longest = 0, sc, rt;
+        if (nsizes > 0 && tune_now() > deadline)
+            break; /* out of time: search on the sizes measured so far */
         tune_progress(s, "%s %d-bit %s: sizing n=%llu", nname, w ? 64 : 32, tune_kind_name(k),
                       (unsigned long long)s->sizes[i]);
         if (measure(s, &d, net, &r->start, &s->sizes[i], 1, 0, &sc, &rt, &longest, NULL) != 0)
@@ -462,9 +464,13 @@ void tune_measure_auto(tune_state *s, double deadline)
     }
     int alive[TUNE_NETS] = {1, 1, 1};
     s->nauto = 0;
+    s->nrules = 0;
+    int complete = 1;
     for (uint64_t n = lo; n <= hi && s->nauto < TUNE_MAX_POINTS; n <<= step) {
-        if (tune_now() > deadline && s->nauto > 0)
-            break; /* past the budget: still one point, so the config gets its [auto] rules */
+        if (tune_now() > deadline) {
+            complete = 0; /* past the budget: rules for the sizes measured, if any */
+            break;
+        }
         tune_point *pt = &s->auto_pts[s->nauto];
         memset(pt, 0, sizeof *pt);
         pt->n = n;
@@ -507,17 +513,26 @@ void tune_measure_auto(tune_state *s, double deadline)
             ++s->nauto;
     }
     data_free(&d);
-    /* Rules: each run of sizes with the same winner, up to the last size it won. */
-    s->nrules = 0;
+    /* Rules: each run of sizes with the same winner, up to the last size it won. The last
+     * winner holds for every larger n only when the measurement reached the largest size;
+     * otherwise larger inputs keep the default (bitonic), since a network that wins small
+     * inputs (odd-even transposition, odd-even merge) falls behind on large ones. */
+    s->auto_partial = !complete;
     for (int i = 0; i < s->nauto; ++i) {
         const int last = i + 1 == s->nauto;
         if (!last && s->auto_pts[i + 1].winner == s->auto_pts[i].winner)
             continue;
-        if (s->nrules == 7 && !last)
+        if (s->nrules == 6 && !last)
             continue;
+        const int open_end = last && (complete || s->auto_pts[i].winner == 0);
         s->rule_algo[s->nrules] = tune_algo(s->auto_pts[i].winner);
-        s->rule_max[s->nrules] = last ? UINT64_MAX : s->auto_pts[i].n;
+        s->rule_max[s->nrules] = open_end ? UINT64_MAX : s->auto_pts[i].n;
         ++s->nrules;
+        if (last && !open_end) {
+            s->rule_algo[s->nrules] = tune_algo(0);
+            s->rule_max[s->nrules] = UINT64_MAX;
+            ++s->nrules;
+        }
     }
 }
 
@@ -538,8 +553,8 @@ void tune_measure_host_fallback(tune_state *s, double deadline)
     int device_won = 0;
     const int reps = s->reps < 2 ? 3 : s->reps + 1;
     for (uint64_t n = lo; n <= hi && s->nhost < TUNE_MAX_POINTS; n <<= step) {
-        if (tune_now() > deadline && s->nhost > 0)
-            break; /* past the budget: still one point, so host_fallback_max gets written */
+        if (tune_now() > deadline)
+            break; /* past the budget: the sizes measured, if any, decide */
         tune_point *pt = &s->host_pts[s->nhost];
         memset(pt, 0, sizeof *pt);
         pt->n = n;
