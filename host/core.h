@@ -114,7 +114,7 @@ struct clsort_ctx {
     char config_source[1024];      /* path of the tuned config, or "built-in defaults" */
 
     /* Scratch device buffers, reused across calls: 0 and 1 hold host-array sorts' keys and
-     * values, 2 and 3 are the auxiliary keys and values of out-of-place passes. */
+     * values, 3 the segmented sort's offsets (api_segments.c); 2 is free. */
     cl_mem scratch[4];
     size_t scratch_size[4];
 

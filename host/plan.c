@@ -1,6 +1,6 @@
 /* plan.c - how one sort runs, decided before anything is enqueued: the network AUTO picks, the
- * parameter slot, the index width, the key transform, whether the schedule needs auxiliary
- * buffers, and the program's build options. The API hands the plan to run.c and the schedule. */
+ * parameter slot, the index width, the key transform and the program's build
+ * options. The API hands the plan to run.c and the schedule. */
 #include "plan.h"
 
 #include "params.h"
@@ -58,7 +58,6 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
     plan->empty = n < 2 || count == 0;
     if (plan->empty)
         return;
-    plan->needs_aux = clsort__schedule_needs_aux(plan->net, n, p);
     clsort__build_options(plan->net, plan->width, plan->valkind, plan->index_bits, p,
                           plan->options, sizeof plan->options);
 }

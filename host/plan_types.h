@@ -17,12 +17,7 @@ typedef struct clsort__step {
     cl_uint args[2];
     int nargs;
     int global_pass;
-    int io;                 /* CLSORT__IO_*: which buffers the kernel reads and writes */
 } clsort__step;
-#define CLSORT__IO_KEYS 0        /* in place on the sort's buffers */
-#define CLSORT__IO_AUX 1         /* in place on the auxiliary buffers */
-#define CLSORT__IO_KEYS_TO_AUX 2 /* reads the sort's buffers, writes the auxiliary ones */
-#define CLSORT__IO_AUX_TO_KEYS 3
 
 /* Receives the steps of a schedule in order; a status other than CLSORT_OK stops it. */
 typedef int (*clsort__emit_fn)(const clsort__step *step, void *user);
@@ -38,7 +33,6 @@ typedef struct clsort__plan {
     int index_bits;                 /* 32 or 64: the width of idx_t in the kernels */
     cl_uint xf;                     /* key transform: 1 signed, 2 float, 4 descending */
     int empty;                      /* n < 2 or count == 0: nothing to launch */
-    int needs_aux;                  /* the schedule uses the auxiliary buffers */
     char options[1024];             /* the -D build options of the program (params.c) */
 } clsort__plan;
 

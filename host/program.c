@@ -17,17 +17,18 @@ extern const size_t clsort__src_common_len, clsort__src_bitonic_len,
 
 char *clsort__network_source(int net, size_t *len)
 {
-    /* common.cl first; the transposition network reuses bitonic_merge_tile. The files' own
+    /* common.cl first; the transposition network reuses bitonic_merge_tile, the odd-even merge
+     * bitonic.cl's tile machinery (CLSORT_NET selects what each file compiles). The files' own
      * #include lines are skipped by their guards once the pieces are concatenated. */
     const char *parts[3] = {clsort__src_common, NULL, NULL};
     size_t lens[3] = {clsort__src_common_len, 0, 0};
-    if (net == 0 || net == 2) {
+    if (net == 0 || net == 1 || net == 2) {
         parts[1] = clsort__src_bitonic;
         lens[1] = clsort__src_bitonic_len;
     }
     if (net == 1) {
-        parts[1] = clsort__src_oddeven_merge;
-        lens[1] = clsort__src_oddeven_merge_len;
+        parts[2] = clsort__src_oddeven_merge;
+        lens[2] = clsort__src_oddeven_merge_len;
     }
     if (net == 2) {
         parts[2] = clsort__src_transposition;

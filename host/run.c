@@ -56,18 +56,12 @@ static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_
                             s->kernel, kmax, wg);
     while (local > kmax)
         local >>= 1;
-    /* Buffer arguments: (keys[, vals]) in place, or (src keys, dst keys[, src vals, dst vals]). */
-    cl_mem bufs[4];
+    /* Buffer arguments: every pass works in place on (keys[, vals]). */
+    cl_mem bufs[2];
     int nbufs = 0;
-    const int from_aux = s->io == CLSORT__IO_AUX || s->io == CLSORT__IO_AUX_TO_KEYS;
-    bufs[nbufs++] = from_aux ? st->aux_keys : keys;
-    if (s->io >= CLSORT__IO_KEYS_TO_AUX)
-        bufs[nbufs++] = from_aux ? keys : st->aux_keys;
-    if (vals) {
-        bufs[nbufs++] = from_aux ? st->aux_vals : vals;
-        if (s->io >= CLSORT__IO_KEYS_TO_AUX)
-            bufs[nbufs++] = from_aux ? vals : st->aux_vals;
-    }
+    bufs[nbufs++] = keys;
+    if (vals)
+        bufs[nbufs++] = vals;
     cl_uint a = 0;
     for (int i = 0; !rc && i < nbufs; ++i)
         rc = set_arg(ctx, k, a++, sizeof(cl_mem), &bufs[i], s->kernel);
@@ -160,15 +154,6 @@ int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl
     if (plan->empty)
         return CLSORT_OK;
     int rc = CLSORT_OK;
-    if (plan->needs_aux) {
-        const uint64_t elems = plan->n * plan->count;
-        CLSORT__CHECK(clsort__ensure_scratch(ctx, 2, elems * clsort_type_size(plan->type)));
-        run->aux_keys = ctx->scratch[2];
-        if (vals) {
-            CLSORT__CHECK(clsort__ensure_scratch(ctx, 3, elems * plan->value_size));
-            run->aux_vals = ctx->scratch[3];
-        }
-    }
     CLSORT__CHECK(clsort__get_program(ctx, plan->net, plan->index_bits, plan->options, &run->prog));
 fail:
     return rc;

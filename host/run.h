@@ -11,7 +11,7 @@ typedef struct clsort__run {
     clsort_ctx *ctx;
     const clsort__plan *plan;
     clsort__program *prog;
-    cl_mem keys, vals, aux_keys, aux_vals;
+    cl_mem keys, vals;
     cl_uint num_wait;
     const cl_event *wait;
     cl_event *done_out, *first_out;     /* the caller's event pointers, filled by clsort__run_end */
@@ -21,7 +21,7 @@ typedef struct clsort__run {
 } clsort__run;
 
 /* Starts the run of plan on keys (and vals, NULL for keys alone) after the wait list: resets the
- * statistics, grows the auxiliary buffers the plan needs and gets its program. done and first
+ * statistics and gets its program. done and first
  * (either may be NULL) receive the last and first events at the end. On failure the run must
  * still be ended with clsort__run_end. */
 int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,

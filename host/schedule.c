@@ -41,21 +41,14 @@ static clsort__step tile_step(const char *kernel, uint64_t tiles, const clsort_p
                               int solo_allowed, cl_uint arg)
 {
     const int solo = solo_allowed && p->tile <= 32;
-    clsort__step s = {kernel, solo ? tiles : tiles * p->wg_size, 1, {arg, 0}, 1, 1,
-                      CLSORT__IO_KEYS};
+    clsort__step s = {kernel, solo ? tiles : tiles * p->wg_size, 1, {arg, 0}, 1, 1};
     return s;
 }
 
 static clsort__step global_step(const char *kernel, uint64_t items, int nargs, cl_uint a0,
                                 cl_uint a1)
 {
-    clsort__step s = {kernel, items, 0, {a0, a1}, nargs, 1, CLSORT__IO_KEYS};
-    return s;
-}
-
-static clsort__step with_io(clsort__step s, int io)
-{
-    s.io = io;
+    clsort__step s = {kernel, items, 0, {a0, a1}, nargs, 1};
     return s;
 }
 
@@ -104,7 +97,7 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
                 const uint64_t jlow = jhigh >> (w - 1);
                 const clsort__step s = {flip ? "bitonic_wide_flip" : "bitonic_wide",
                                         N / tile * p->wg_size, 1,
-                                        {clsort__log2(jlow), (cl_uint)w}, 2, 1, CLSORT__IO_KEYS};
+                                        {clsort__log2(jlow), (cl_uint)w}, 2, 1};
                 EMIT(s);
                 flip = 0;
                 jhigh = jlow >> 1;
@@ -135,22 +128,25 @@ static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__em
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
     EMIT(tile_step("oem_sort_tile", groups, p, 0, (cl_uint)(N < tile ? N : tile)));
+    /* Tiles shifted by TILE/2 (oem_finish_tile): those that start below n. */
+    const uint64_t shifted = n > tile / 2 ? (n - tile / 2 + tile - 1) / tile : 0;
     for (uint64_t half = tile; half < N; half <<= 1) {
         /* Merge of blocks of `half` into 2*half: levels half .. tile fused at the top where the
-         * set is closed, one launch per level below that, then the halo pass for the rest. */
+         * set is closed, one launch per level below that, then the finish (level tile/2 and two
+         * passes of tile merges; docs/kernels.md). All in place. */
         const unsigned levels = clsort__log2(half) - clsort__log2(tile) + 1;
         const unsigned r = levels < R ? levels : R;
         const uint64_t jlow = half >> (r - 1);
-        /* The halo pass cannot run in place, so each merge moves the keys to the auxiliary
-         * buffer in its first pass and back in its last. */
-        EMIT(with_io(global_step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0),
-                     CLSORT__IO_KEYS_TO_AUX));
+        EMIT(global_step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0));
         for (uint64_t k = jlow / 2; k >= tile; k >>= 1)
-            EMIT(with_io(global_step("oem_global_level", N / 2, 2, clsort__log2(k),
-                                     clsort__log2(half)),
-                         CLSORT__IO_AUX));
-        EMIT(with_io(tile_step("oem_merge_halo", groups, p, 0, clsort__log2(half)),
-                     CLSORT__IO_AUX_TO_KEYS));
+            EMIT(global_step("oem_global_level", N / 2, 2, clsort__log2(k), clsort__log2(half)));
+        for (int sh = 1; sh >= 0; --sh) {
+            clsort__step s = tile_step("oem_finish_tile", sh ? shifted : groups, p, 0,
+                                       (cl_uint)clsort__log2(half));
+            s.args[1] = (cl_uint)sh;
+            s.nargs = 2;
+            EMIT(s);
+        }
     }
     return CLSORT_OK;
 }
@@ -174,11 +170,6 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
         EMIT(tile_step("bitonic_merge_tile", blocks, p, 1, (cl_uint)(tile / 2)));
     }
     return CLSORT_OK;
-}
-
-int clsort__schedule_needs_aux(int net, uint64_t n, const clsort_params *p)
-{
-    return net == 1 && clsort__next_pow2(n) > p->tile;
 }
 
 int clsort__schedule(int net, uint64_t n, const clsort_params *p, clsort__emit_fn emit,
@@ -228,8 +219,8 @@ int clsort__schedule_first_step(int net, uint64_t n, const clsort_params *p, uin
     const int rc = clsort__schedule(net, n, p, keep_first, &sp);
     if (rc != CLSORT_OK)
         return rc;
-    if (!sp.index || !sp.first.tile_kernel || sp.first.io != CLSORT__IO_KEYS)
-        return CLSORT_ERR_INVALID_ARG; /* every network opens with an in-place tile pass */
+    if (!sp.index || !sp.first.tile_kernel)
+        return CLSORT_ERR_INVALID_ARG; /* every network opens with a tile pass */
     /* A tile pass has the same number of work-items per tile (one, or a work-group) in every
      * tile: scale it to the tiles of the first `keys` keys. */
     const uint64_t tiles = (n + p->tile - 1) / p->tile, part = (keys + p->tile - 1) / p->tile;

@@ -6,8 +6,6 @@
 #include "clsort.h"
 #include "plan_types.h"
 
-/* Whether a schedule uses auxiliary buffers (as large as the data) for this n. */
-int clsort__schedule_needs_aux(int net, uint64_t n, const clsort_params *p);
 /* Calls emit for every launch that sorts n keys with network `net` and parameters p, in order.
  * Stops and returns emit's status if it is not CLSORT_OK. The schedule depends only on
  * (net, n, p): never on key values (docs/security.md). */

@@ -1,6 +1,7 @@
 /* scratch.c - the context's scratch device buffers, grown on demand and reused across calls:
- * 0 and 1 hold host-array sorts' keys and values, 2 and 3 the auxiliary ones of out-of-place
- * passes. clsort_destroy releases them. */
+ * 0 and 1 hold host-array sorts' keys and values, 3 the segmented sort's offsets; 2 is free (it
+ * held the odd-even merge's auxiliary keys until its finish ran in place). clsort_destroy releases
+ * them. */
 #include "scratch.h"
 
 int clsort__ensure_scratch(clsort_ctx *ctx, int i, size_t size)

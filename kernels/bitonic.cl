@@ -299,8 +299,9 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
     const idx_t first = (idx_t)(SOLO_TILE ? get_global_id(0) : get_group_id(0)) * TILE
 
 /* The transposition network's program needs only bitonic_merge_tile (CLSORT_NET 2: the host
- * passes the network; leaving the rest out saves PoCL seconds of compiling). */
-#if !defined(CLSORT_NET) || CLSORT_NET != 2
+ * passes the network; leaving the rest out saves PoCL seconds of compiling), and the odd-even
+ * merge's program only the tile machinery above, for oem_finish_tile (CLSORT_NET 1). */
+#if !defined(CLSORT_NET) || CLSORT_NET == 0
 /* (a) Sorts each tile of TILE keys: merges of block size 2..kmax (kmax <= TILE, a power of two;
  * smaller when the whole input is smaller than a tile). Merges up to LOCAL_KEYS run inside
  * each work-item's contiguous keys without any barrier. */
@@ -379,8 +380,9 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
 #endif
 }
 
-#endif /* CLSORT_NET != 2 */
+#endif /* CLSORT_NET == 0 */
 
+#if !defined(CLSORT_NET) || CLSORT_NET != 1
 /* (c) Half-cleaner levels jmax, jmax/2, ..., 1 on each tile (jmax < TILE, a power of two). Also
  * the second half of the transposition network's block merge-split (transposition.cl). The
  * first group's keys come straight from global memory (coalesced: its lowest stride is large). */
@@ -431,6 +433,8 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
 #endif
 }
 
+#endif /* CLSORT_NET != 1 */
+
 /* (b) R fused levels with strides jlow << (R-1), ..., jlow, the first one a flip when `flip`.
  *
  * Work-item t owns 2^R keys, kept in private memory in ascending order of position. Without a
@@ -440,7 +444,7 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
  * order are mirror(base) - (2^R-1-m)*jlow; the flip then pairs slot m with slot 2^R-1-m, and the
  * half-cleaners pair slots by xor as before. The set is closed under all R levels, so one load and
  * one store serve R levels. */
-#if !defined(CLSORT_NET) || CLSORT_NET != 2
+#if !defined(CLSORT_NET) || CLSORT_NET == 0
 /* Loads and stores of a global pass's rows; ALL_IN: every position is known to be below n. */
 #define GLOBAL_ROWS_LOAD(ALL_IN)                                                        \
     _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                        \
@@ -564,7 +568,7 @@ BITONIC_GLOBAL_KERNEL(4)
 BITONIC_GLOBAL_KERNEL(5)
 #endif
 
-#endif /* CLSORT_NET != 2 */
+#endif /* CLSORT_NET == 0 */
 
 /* ---- Wide global passes: a work-group merges a virtual tile through local memory ------------
  * bitonic_wide / bitonic_wide_flip run `nrow` levels with strides jlow << (nrow-1), ..., jlow

@@ -9,12 +9,17 @@
  *   oem_global_top_rN  (b) the first N levels p, ..., p/2^(N-1) of a merge, fused in private
  *                          memory (that set is closed: x + k only carries into bits of the set)
  *   oem_global_level   (b) one level k with TILE <= k < p/2^(N-1), one comparator per work-item
- *   oem_merge_halo     (c) levels TILE/2, ..., 1 of a merge with p >= TILE: each work-group
- *                          keeps a window of 3*TILE keys in local memory and writes its middle
- *                          TILE, which depend only on keys within TILE-1 positions of it
+ *   oem_finish_tile    (c) the end of a merge with p >= TILE, in two passes over tiles: after
+ *                          levels p .. TILE/2 the merge is sorted but for at most two adjacent,
+ *                          each sorted, blocks of TILE/2 keys, so merging the pairs of blocks at
+ *                          odd offsets (with level TILE/2, which those windows close) and then
+ *                          the pairs at even offsets finishes it (docs/kernels.md has the proof)
  */
 #ifndef CLSORT_COMMON_CL
 #include "common.cl"
+#endif
+#ifndef CLSORT_BITONIC_CL
+#include "bitonic.cl" /* the register-blocked tile machinery, for oem_finish_tile */
 #endif
 
 /* True when level k (< p) of a 2p-block merge has a comparator whose lower element is x
@@ -42,27 +47,12 @@ void oem_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
     STORE_TILE(first, 0, TILE);
 }
 
-/* (b) The first R levels of the merge with half-size p = jlow << (R-1): keys at base + m*jlow,
- * read from src and written to dst (the auxiliary buffer: see oem_merge_halo for why).
- * In slot space the levels are those of an odd-even merge of 2^R slots: slot stride 2^(R-1)
- * compares m with m + 2^(R-1); smaller strides s compare m (bit s set) with m + s if in range. */
-#if VAL_BYTES
-#define OEM_TOP_VALS , __global const val_type *restrict vals, __global val_type *restrict dvals
-#define OEM_TOP_VALS_ARG , vals, dvals
-#else
-#define OEM_TOP_VALS
-#define OEM_TOP_VALS_ARG
-#endif
-/* The out-of-place passes (oem_global_top_rR, oem_merge_halo) move all four buffers to the
- * segment (batch) this work-item belongs to. */
-#define OEM_SEGMENT_BUFFERS()                                                           \
-    do {                                                                                \
-        keys += SEGMENT_BASE();                                                         \
-        dkeys += SEGMENT_BASE();                                                        \
-        IF_VALS(vals += SEGMENT_BASE(); dvals += SEGMENT_BASE();)                       \
-    } while (0)
-static inline __attribute__((always_inline)) void oem_global_top(const uint R, __global const key_type *restrict keys,
-                           __global key_type *restrict dkeys OEM_TOP_VALS, const idx_t n,
+/* (b) The first R levels of the merge with half-size p = jlow << (R-1), in place: keys at
+ * base + m*jlow. In slot space the levels are those of an odd-even merge of 2^R slots: slot
+ * stride 2^(R-1) compares m with m + 2^(R-1); smaller strides s compare m (bit s set) with m + s
+ * if in range. */
+static inline __attribute__((always_inline)) void oem_global_top(const uint R,
+                           __global key_type *restrict keys VALS_PARAM, const idx_t n,
                            const uint xf, const uint log_jlow)
 {
     key_type k[KEYS_PER_ITEM];
@@ -73,7 +63,8 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R, _
     const idx_t base = ((t >> log_jlow) << (log_jlow + R)) | (t & (jlow - 1));
     if (base >= n)
         return;
-    OEM_SEGMENT_BUFFERS();
+    keys += SEGMENT_BASE();
+    IF_VALS(vals += SEGMENT_BASE();)
     for (uint m = 0; m < cnt; ++m) {
         const idx_t p = base + (idx_t)m * jlow;
         k[m] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
@@ -88,18 +79,17 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R, _
     for (uint m = 0; m < cnt; ++m) {
         const idx_t p = base + (idx_t)m * jlow;
         if (p < n) {
-            dkeys[p] = from_order(k[m], xf);
-            IF_VALS(dvals[p] = v[m];)
+            keys[p] = from_order(k[m], xf);
+            IF_VALS(vals[p] = v[m];)
         }
     }
 }
 
 #define OEM_GLOBAL_TOP_KERNEL(R)                                                                 \
-    __kernel void oem_global_top_r##R(__global const key_type *restrict keys,                    \
-                                      __global key_type *restrict dkeys OEM_TOP_VALS,            \
+    __kernel void oem_global_top_r##R(__global key_type *restrict keys VALS_PARAM,               \
                                       const idx_t n, const uint xf, const uint log_jlow)         \
     {                                                                                            \
-        oem_global_top(R, keys, dkeys OEM_TOP_VALS_ARG, n, xf, log_jlow);                        \
+        oem_global_top(R, keys VALS_ARG, n, xf, log_jlow);                                       \
     }
 
 OEM_GLOBAL_TOP_KERNEL(1)
@@ -127,34 +117,72 @@ __kernel void oem_global_level(__global key_type *restrict keys VALS_PARAM, cons
     global_cmpx(keys + SEGMENT_BASE() VALS_SEGMENT_ARG, lo, hi, xf);
 }
 
-/* (c) Levels TILE/2, ..., 1 of the merge with half-size p = 1 << log_p >= TILE, from keys (the
- * auxiliary buffer) into dkeys. Work-group w owns output positions [w*TILE, (w+1)*TILE) and loads
- * the window starting TILE earlier: after the levels, a key's value depends only on keys within
- * TILE/2 + ... + 1 = TILE-1 positions, so the middle third is exact even though the window's
- * edges are not. Windows overlap, which is why this pass cannot work in place: a neighbour would
- * read keys this group already wrote. The window start is a multiple of TILE, so bit k of a slot
- * equals bit k of its position. */
+/* (c) The end of the merge with half-size p = 2^log_p >= TILE, whose levels p .. TILE have run.
+ * Let b = TILE/2. Each residue class mod TILE of the merge block is then sorted (Batcher's merge
+ * sorts the classes mod k after its level k). For 0-1 keys, with z_r the zeros of class r:
+ * z_r falls with r by at most 2, so the block is sorted except at most two adjacent blocks of b
+ * keys, and after level b (classes mod b sorted) the same holds with each of those blocks sorted
+ * on its own. Merging every pair of blocks (2i+1, 2i+2), then every pair (2i, 2i+1), therefore
+ * sorts the merge block, in either order (docs/kernels.md, "The finish"); the 0-1 tests check it.
+ *
+ * shifted = 1: windows [b + g*TILE, b + (g+1)*TILE): level b of the odd-even merge, whose
+ * comparators x (bit b set) -> x+b all lie in these windows, then a bitonic flip merge of the
+ * window's two sorted halves. A window centred on a multiple of 2p straddles two merge blocks:
+ * it has no level-b comparator and must not be merged, so it returns (uniformly).
+ * shifted = 0: windows [g*TILE, (g+1)*TILE), a flip merge of each.
+ * The flip merge is bitonic sort's (docs/kernels.md): minimum below, so any n works as before. */
+#define OEM_REG_FINISH FULL_PATHS /* bitonic.cl's register-blocked tile shapes */
 __kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void oem_merge_halo(__global const key_type *restrict keys, __global key_type *restrict dkeys
-                    OEM_TOP_VALS
-                    , const idx_t n, const uint xf, const uint log_p)
+void oem_finish_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
+                     const uint log_p, const uint shifted)
 {
-    __local key_type lk[3 * TILE];
-    LOCAL_VALS(lv, 3 * TILE);
-    OEM_SEGMENT_BUFFERS();
-    const idx_t p = (idx_t)1 << log_p;
-    const idx_t first = (idx_t)get_group_id(0) * TILE - TILE; /* wraps for group 0: virtual */
-    load_local(lk, keys, first, 3 * TILE, n, xf);
-    IF_VALS(load_local_vals(lv, vals, first, 3 * TILE, n);)
+    const idx_t first = (idx_t)get_group_id(0) * TILE + (shifted ? TILE / 2 : 0);
+    if (shifted && ((first + TILE / 2) & ((((idx_t)2) << log_p) - 1)) == 0)
+        return; /* straddles two merge blocks: nothing to do here */
+    keys += SEGMENT_BASE();
+    IF_VALS(vals += SEGMENT_BASE();)
+#if OEM_REG_FINISH
+    TILE_LDS_DECL
+    key_type k[LOCAL_KEYS];
+    IF_VALS(val_type v[LOCAL_KEYS];)
+    const uint t = get_local_id(0);
+    /* Slots m at base + (m << lay): the top slot bit is position bit TILE/2. */
+    layout cur = make_layout_c(t, TILE_LOG - LOCAL_LOG, LOCAL_LOG, shifted ? 0u : 1u);
+#if TILE_LOG - LOCAL_LOG >= 5
+    REG_LOAD();
+#else
+    LDS_LOAD();
+#endif
+    if (shifted) {
+        _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS / 2; ++m)
+            CMPX(k, v, m, m + LOCAL_KEYS / 2); /* level TILE/2 of the odd-even merge */
+        GROUP_C(TILE_LOG - 1, 1u)              /* into the flip layout, the first group */
+    } else {
+        GROUP_APPLY(k, v, LOCAL_LOG, 1u);
+    }
+    GROUPS_AFTER_C(TILE_LOG - 1)
+    LDS_STORE();
+#else
+    /* Any other shape: one comparator per work-item per step in local memory. */
+    __local key_type lk[TILE];
+    LOCAL_VALS(lv, TILE);
+    LOAD_TILE(first, TILE);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = TILE / 2; k > 0; k >>= 1) {
-        FOR_EACH_COMPARATOR(c, 3 * TILE / 2) {
-            const uint lo = (((c & ~(k - 1)) << 1) | (c & (k - 1))) + k;
-            if (lo + k < 3 * TILE && OEM_PAIR_OK(first + lo, k, p))
-                CMPX(lk, lv, lo, lo + k);
+    if (shifted) {
+        FOR_EACH_COMPARATOR(c, TILE / 2)
+            CMPX(lk, lv, c, c + TILE / 2);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    FOR_EACH_COMPARATOR(c, TILE / 2)
+        CMPX(lk, lv, c, TILE - 1 - c);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint j = TILE / 4; j > 0; j >>= 1) {
+        FOR_EACH_COMPARATOR(c, TILE / 2) {
+            const uint y = ((c & ~(j - 1)) << 1) | (c & (j - 1));
+            CMPX(lk, lv, y, y + j);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    store_local(dkeys, lk, first, TILE, 2 * TILE, n, xf);
-    IF_VALS(store_local_vals(dvals, lv, first, TILE, 2 * TILE, n);)
+    STORE_TILE(first, 0, TILE);
+#endif
 }

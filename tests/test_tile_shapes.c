@@ -1,5 +1,5 @@
 /* test_tile_shapes.c - the bitonic tile passes with GPU-shaped parameters, on whatever device runs
- * the suite. The CPU defaults use 16-key tiles that one work-item sorts alone, so without this the
+ * the suite, and the odd-even merge's finish (oem_finish_tile), which uses the same machinery. The CPU defaults use 16-key tiles that one work-item sorts alone, so without this the
  * shared-tile paths of bitonic_sort_tile and bitonic_merge_tile (local memory, barriers, the
  * compile-time paths and their bank-conflict-free layouts) would run only on GPUs. Each shape is
  * forced with clsort_set_params; keys and pairs of 32- and 64-bit keys, at sizes TILE * 2^k +-
@@ -11,6 +11,7 @@
 #include "test_util.h"
 
 static clsort_ctx *ctx;
+static clsort_algorithm algo; /* the network under test */
 
 /* wg_size, vec_step, tile, keys_per_item; TILE / WG_SIZE keys per work-item in the tile passes. */
 static const struct shape {
@@ -53,6 +54,23 @@ static int runs(size_t si, size_t ki, int level)
     return keys32 || (widest && shapes[si].p.tile / shapes[si].p.wg_size < 32);
 }
 
+/* The odd-even merge's finish takes bitonic's register-blocked path with these shapes: its three
+ * layouts (swizzled with direct loads, smallest swizzled tile, plain with loads through local
+ * memory). Level 0: the GPU default with 32-bit keys; level 1: also the widest pairs and the other
+ * two shapes' 32-bit keys; level 2: every kind. */
+static int oem_runs(size_t si, size_t ki, int level)
+{
+    const int keys32 = kinds[ki].type == CLSORT_U32 && kinds[ki].vsize == 0;
+    const int widest = kinds[ki].vsize == 8;
+    if (si != 0 && si != 3 && si != 4)
+        return 0;
+    if (level >= 2)
+        return 1;
+    if (level == 0)
+        return si == 0 && keys32;
+    return keys32 || (si == 0 && widest);
+}
+
 /* Sorts n keys (and values) of kind k with the current parameters; returns 1 if the keys equal the
  * reference and every value still sits beside its own key. */
 static int sort_one(const struct kind *k, size_t n, t_rng *r, int show)
@@ -75,9 +93,8 @@ static int sort_one(const struct kind *k, size_t n, t_rng *r, int show)
         }
     }
     const unsigned flags = k->flags | CLSORT_NO_HOST_FALLBACK;
-    const int rc = vals ? clsort_sort_pairs(ctx, keys, vals, k->vsize, n, k->type, CLSORT_BITONIC,
-                                            flags)
-                        : clsort_sort(ctx, keys, n, k->type, CLSORT_BITONIC, flags);
+    const int rc = vals ? clsort_sort_pairs(ctx, keys, vals, k->vsize, n, k->type, algo, flags)
+                        : clsort_sort(ctx, keys, n, k->type, algo, flags);
     char what[96];
     snprintf(what, sizeof what, "%s%s n=%zu", t_type_name(k->type),
              k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "", n);
@@ -124,7 +141,7 @@ static int sort_batch(size_t n, t_rng *r)
     memcpy(want, keys, n * count * 4);
     for (size_t c = 0; c < count; ++c)
         t_ref_sort(CLSORT_U32, want + c * n, n, 0);
-    const int rc = clsort_sort_batch(ctx, keys, n, count, CLSORT_U32, CLSORT_BITONIC, 0);
+    const int rc = clsort_sort_batch(ctx, keys, n, count, CLSORT_U32, algo, 0);
     const int ok = t_check_sorted(ctx, rc, "batch of 3", 1, CLSORT_U32, keys, want, n * count);
     free(keys);
     free(want);
@@ -136,41 +153,46 @@ int main(void)
     t_init("test_tile_shapes");
     const int level = t_level();
     ctx = t_create_ctx();
-    for (size_t si = 0; si < NSHAPES; ++si) {
-        const clsort_params *p = &shapes[si].p;
-        const size_t T = p->tile;
-        /* At most half a tile (kmax < TILE: the run-time path of bitonic_sort_tile), one tile
-         * (kmax == TILE from T/2 + 1 on), and TILE * 2^k +- a little (the compile-time paths,
-         * merge_tile, partial last tiles). */
-        const size_t sizes[] = {T / 2 - 3, T / 2 + 3, T - 1,     T + 1,     2 * T - 3,
-                                2 * T,     2 * T + 5, 4 * T + 1, 8 * T - 1, 16 * T + 7};
-        const size_t nsizes = sizeof sizes / sizeof *sizes - (T >= 8192 && level < 2 ? 1 : 0);
-        for (size_t ki = 0; ki < NKINDS; ++ki) {
-            const struct kind *k = &kinds[ki];
-            if (!runs(si, ki, level))
-                continue;
-            const int rc = clsort_set_params(ctx, CLSORT_BITONIC, k->type, k->vsize, p);
-            if (rc != CLSORT_OK) {
-                /* A device whose limits refuse the shape (local memory, work-group size). */
-                t_skip("%s, %s%s: refused by this device: %s", shapes[si].what,
-                       t_type_name(k->type), k->vsize ? " pairs" : "", clsort_last_error(ctx));
-                continue;
+    static const clsort_algorithm algos[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE};
+    for (size_t ai = 0; ai < 2; ++ai) {
+        algo = algos[ai];
+        const char *net = ai ? "odd-even merge " : "";
+        for (size_t si = 0; si < NSHAPES; ++si) {
+            const clsort_params *p = &shapes[si].p;
+            const size_t T = p->tile;
+            /* At most half a tile (kmax < TILE: the run-time path of bitonic_sort_tile), one
+             * tile (kmax == TILE from T/2 + 1 on), and TILE * 2^k +- a little (the compile-time
+             * paths, merge_tile, partial last tiles). */
+            const size_t sizes[] = {T / 2 - 3, T / 2 + 3, T - 1,     T + 1,     2 * T - 3,
+                                    2 * T,     2 * T + 5, 4 * T + 1, 8 * T - 1, 16 * T + 7};
+            const size_t nsizes = sizeof sizes / sizeof *sizes - (T >= 8192 && level < 2 ? 1 : 0);
+            for (size_t ki = 0; ki < NKINDS; ++ki) {
+                const struct kind *k = &kinds[ki];
+                if (ai ? !oem_runs(si, ki, level) : !runs(si, ki, level))
+                    continue;
+                const int rc = clsort_set_params(ctx, algo, k->type, k->vsize, p);
+                if (rc != CLSORT_OK) {
+                    /* A device whose limits refuse the shape (local memory, work-group size). */
+                    t_skip("%s%s, %s%s: refused by this device: %s", net, shapes[si].what,
+                           t_type_name(k->type), k->vsize ? " pairs" : "", clsort_last_error(ctx));
+                    continue;
+                }
+                t_rng r = t_rng_for(si, ki, 11 + (unsigned)ai, 0);
+                unsigned failed = 0;
+                const double t0 = t_now_ms();
+                for (size_t i = 0; i < nsizes; ++i)
+                    failed += !sort_one(k, sizes[i], &r, !failed);
+                t_ok(!failed, "%s{wg %u, tile %u, kpi %u} (%s), %s%s%s: %zu sizes %zu..%zu (%.0f ms)",
+                     net, p->wg_size, p->tile, p->keys_per_item, shapes[si].what,
+                     t_type_name(k->type), k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "",
+                     (k->flags & CLSORT_DESCENDING) ? " desc" : "", nsizes, sizes[0],
+                     sizes[nsizes - 1], t_now_ms() - t0);
+                if (ki == 0)
+                    t_ok(sort_batch(T + 1, &r), "%s{wg %u, tile %u}: a batch of 3 arrays of TILE+1",
+                         net, p->wg_size, p->tile);
+                const clsort_params zero = {0, 0, 0, 0};
+                clsort_set_params(ctx, algo, k->type, k->vsize, &zero);
             }
-            t_rng r = t_rng_for(si, ki, 11, 0);
-            unsigned failed = 0;
-            const double t0 = t_now_ms();
-            for (size_t i = 0; i < nsizes; ++i)
-                failed += !sort_one(k, sizes[i], &r, !failed);
-            t_ok(!failed, "{wg %u, tile %u, kpi %u} (%s), %s%s%s: %zu sizes %zu..%zu (%.0f ms)",
-                 p->wg_size, p->tile, p->keys_per_item, shapes[si].what, t_type_name(k->type),
-                 k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "",
-                 (k->flags & CLSORT_DESCENDING) ? " desc" : "", nsizes, sizes[0],
-                 sizes[nsizes - 1], t_now_ms() - t0);
-            if (ki == 0)
-                t_ok(sort_batch(T + 1, &r), "{wg %u, tile %u}: a batch of 3 arrays of TILE+1",
-                     p->wg_size, p->tile);
-            const clsort_params zero = {0, 0, 0, 0};
-            clsort_set_params(ctx, CLSORT_BITONIC, k->type, k->vsize, &zero);
         }
     }
     clsort_destroy(ctx);
