@@ -95,6 +95,8 @@ typedef struct tune_data {
     int w, k;
     size_t n_max;
     void *in_keys, *keys, *vals;
+    cl_mem kbuf, vbuf; /* device copies for the device-time runs (made at first use) */
+    int no_buffers;    /* they could not be made: device time of host-array sorts instead */
 } tune_data;
 
 static uint64_t key_at(const tune_data *d, const void *keys, size_t i)
@@ -138,6 +140,10 @@ static int data_init(tune_data *d, int w, int k, size_t n_max)
 
 static void data_free(tune_data *d)
 {
+    if (d->kbuf)
+        clReleaseMemObject(d->kbuf);
+    if (d->vbuf)
+        clReleaseMemObject(d->vbuf);
     free(d->in_keys);
     free(d->keys);
     free(d->vals);
@@ -199,17 +205,74 @@ static const char *data_check(const tune_data *d, size_t n, char *why, size_t wh
 }
 
 /* One sort of the first n keys on the device; returns clsort's status, device time in *ns. */
+/* Device buffers of n_max keys (and values) on the context's OpenCL context; 0 if they exist. */
+static int make_buffers(tune_state *s, tune_data *d)
+{
+    if (d->kbuf)
+        return 0;
+    if (d->no_buffers)
+        return -1;
+    cl_context cl_ctx = NULL;
+    cl_int err = clGetCommandQueueInfo(clsort_get_queue(s->ctx), CL_QUEUE_CONTEXT, sizeof cl_ctx,
+                                       &cl_ctx, NULL);
+    if (err == CL_SUCCESS)
+        d->kbuf = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, d->n_max * (d->w ? 8 : 4), NULL, &err);
+    if (err == CL_SUCCESS && d->k)
+        d->vbuf = clCreateBuffer(cl_ctx, CL_MEM_READ_WRITE, d->n_max * tune_value_size(d->k), NULL,
+                                 &err);
+    if (err != CL_SUCCESS) {
+        say(s, "clsort-tune: no device buffers for n=%zu (OpenCL error %d): timing sorts of host "
+               "arrays instead, whose device time includes waiting for the upload",
+            d->n_max, (int)err);
+        if (d->kbuf)
+            clReleaseMemObject(d->kbuf);
+        d->kbuf = NULL;
+        d->no_buffers = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* One sort of the first n keys of the data, fresh from in_keys; its output is left in keys (and
+ * vals) for data_check. With total_ns NULL the kernels' device time counts, so the keys go to
+ * device buffers first and clsort_sort_buffer sorts them there: a host-array sort overlaps its
+ * upload with the first pass, and its device time would measure the bus as much as the kernels.
+ * With total_ns, a sort of host arrays, end to end (the host-fallback measurement). */
 static int run_once(tune_state *s, tune_data *d, int net, size_t n, uint64_t *ns,
                     uint64_t *total_ns, unsigned flags)
 {
     data_reset(d, n);
     int rc;
     const clsort_type type = tune_type(d->w);
-    if (d->k)
-        rc = clsort_sort_pairs(s->ctx, d->keys, d->vals, tune_value_size(d->k), n, type,
-                               tune_algo(net), flags);
-    else
-        rc = clsort_sort(s->ctx, d->keys, n, type, net < 0 ? CLSORT_AUTO : tune_algo(net), flags);
+    const clsort_algorithm algo = net < 0 ? CLSORT_AUTO : tune_algo(net);
+    const size_t kb = n * (d->w ? 8 : 4), vb = n * tune_value_size(d->k);
+    if (!total_ns && make_buffers(s, d) == 0) {
+        cl_command_queue q = clsort_get_queue(s->ctx);
+        cl_int err = clEnqueueWriteBuffer(q, d->kbuf, CL_TRUE, 0, kb, d->keys, 0, NULL, NULL);
+        if (err == CL_SUCCESS && d->k)
+            err = clEnqueueWriteBuffer(q, d->vbuf, CL_TRUE, 0, vb, d->vals, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return CLSORT_ERR_OPENCL;
+        cl_event done = NULL;
+        rc = clsort_sort_buffer(s->ctx, d->kbuf, d->k ? d->vbuf : NULL, tune_value_size(d->k), n,
+                                type, algo, flags & ~(unsigned)CLSORT_NO_HOST_FALLBACK, 0, NULL,
+                                &done);
+        if (rc != CLSORT_OK)
+            return rc;
+        err = clWaitForEvents(1, &done);
+        clReleaseEvent(done);
+        if (err == CL_SUCCESS)
+            err = clEnqueueReadBuffer(q, d->kbuf, CL_TRUE, 0, kb, d->keys, 0, NULL, NULL);
+        if (err == CL_SUCCESS && d->k)
+            err = clEnqueueReadBuffer(q, d->vbuf, CL_TRUE, 0, vb, d->vals, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return CLSORT_ERR_OPENCL;
+    } else if (d->k) {
+        rc = clsort_sort_pairs(s->ctx, d->keys, d->vals, tune_value_size(d->k), n, type, algo,
+                               flags);
+    } else {
+        rc = clsort_sort(s->ctx, d->keys, n, type, algo, flags);
+    }
     clsort_stats st;
     if (rc == CLSORT_OK && clsort_get_stats(s->ctx, &st) == CLSORT_OK) {
         *ns = st.device_ns ? st.device_ns : st.total_ns;
