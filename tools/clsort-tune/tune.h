@@ -74,6 +74,8 @@ typedef struct tune_state {
     double last_progress;
     unsigned failures; /* candidates that failed, over the whole run */
     int unsearched;    /* combinations the budget left out (not in the config: defaults) */
+    double hard_end;   /* tune_now() at the end of the budget */
+    double run_limit;  /* seconds one run may take before its size gets no repeats */
 } tune_state;
 
 /* tune_measure.c */

@@ -355,6 +355,8 @@ int main(int argc, char **argv)
     const double total = o.budget > 0 ? o.budget : o.quick ? 95.0 : 540.0;
     const double search_end = s.t_start + total * 0.72, auto_end = s.t_start + total * 0.87,
                  host_end = s.t_start + total;
+    s.hard_end = host_end;
+    s.run_limit = o.quick ? 0.4 : 2.0;
 
     int combos[TUNE_NETS * TUNE_WIDTHS * TUNE_KINDS][3], ncombos = 0;
     for (int k = 0; k < TUNE_KINDS; ++k)

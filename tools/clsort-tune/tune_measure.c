@@ -338,6 +338,17 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
                         p->keys_per_item, n, why);
                     return -1;
                 }
+                if (s->reps > 0 &&
+                    ((double)ns > s->run_limit * 1e9 || tune_now() > s->hard_end)) {
+                    /* One run's kernels take longer than the limit (the quadratic transposition
+                     * network on a CPU: a minute at 2^20), or the budget is spent: no repeats;
+                     * the checked run's device time counts (the build is host time, not in it,
+                     * which is also why the limit is on device time, not t). */
+                    best = ns;
+                    if (max_run_s && t > *max_run_s)
+                        *max_run_s = t;
+                    break;
+                }
                 if (s->reps > 0)
                     continue; /* the checked run also compiled the kernels: not timed */
             }
@@ -392,6 +403,7 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
     uint64_t sizes[TUNE_MAX_SIZES];
     int nsizes = 0;
     const double run_limit = s->o->quick ? 0.4 : 2.0;
+    s->run_limit = run_limit;
     const size_t ks = w ? 8 : 4;
     tune_data d;
     uint64_t n_max = s->sizes[s->nsizes - 1];
