@@ -35,10 +35,8 @@ static size_t elem_bytes(int width, int valkind)
 
 size_t clsort__local_bytes(int net, int width, int valkind, const clsort_params *p)
 {
-    /* The odd-even merge's halo pass keeps a window of three tiles; the bitonic tile passes pad
-     * one slot per 32 against bank conflicts. */
-    if (net == 1)
-        return (size_t)p->tile * elem_bytes(width, valkind) * 3u;
+    /* One tile, padded by one slot per 32 against bank conflicts (bitonic's tile passes, and
+     * oem_finish_tile, which runs on the same machinery; oem_sort_tile needs no more). */
     const size_t tile_need = ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind);
     /* Bitonic's wide global passes (bitonic_wide) hold a virtual tile of TILE keys, padded the
      * same way; kept as its own term so that the two kernels' needs can change apart. */
