@@ -48,7 +48,7 @@ DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev
 DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
                python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev
 
-KERNELS   = kernels/common.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl \
+KERNELS   = kernels/common.cl kernels/rows.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl
 LIB_SRCS  = $(wildcard host/*.c)
 LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o)

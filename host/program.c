@@ -10,42 +10,47 @@
 #include <string.h>
 
 /* Embedded at build time from the kernels/ sources by mk/embed.c. */
-extern const char clsort__src_common[], clsort__src_bitonic[], clsort__src_oddeven_merge[],
-    clsort__src_transposition[], clsort__src_segmented[];
-extern const size_t clsort__src_common_len, clsort__src_bitonic_len,
+extern const char clsort__src_common[], clsort__src_rows[], clsort__src_bitonic[],
+    clsort__src_oddeven_merge[], clsort__src_transposition[], clsort__src_segmented[];
+extern const size_t clsort__src_common_len, clsort__src_rows_len, clsort__src_bitonic_len,
     clsort__src_oddeven_merge_len, clsort__src_transposition_len, clsort__src_segmented_len;
+
+#define MAX_PARTS 4
 
 char *clsort__network_source(int net, size_t *len)
 {
     /* common.cl first; the transposition network reuses bitonic_merge_tile, the odd-even merge
-     * bitonic.cl's tile machinery (CLSORT_NET selects what each file compiles). The files' own
-     * #include lines are skipped by their guards once the pieces are concatenated. */
-    const char *parts[3] = {clsort__src_common, NULL, NULL};
-    size_t lens[3] = {clsort__src_common_len, 0, 0};
+     * bitonic.cl's tile machinery (CLSORT_NET selects what each file compiles), and bitonic.cl
+     * needs rows.cl (the CPU shapes' vector rows). The files' own #include lines are skipped by
+     * their guards once the pieces are concatenated. */
+    const char *parts[MAX_PARTS] = {clsort__src_common, NULL, NULL, NULL};
+    size_t lens[MAX_PARTS] = {clsort__src_common_len, 0, 0, 0};
     if (net == 0 || net == 1 || net == 2) {
-        parts[1] = clsort__src_bitonic;
-        lens[1] = clsort__src_bitonic_len;
+        parts[1] = clsort__src_rows;
+        lens[1] = clsort__src_rows_len;
+        parts[2] = clsort__src_bitonic;
+        lens[2] = clsort__src_bitonic_len;
     }
     if (net == 1) {
-        parts[2] = clsort__src_oddeven_merge;
-        lens[2] = clsort__src_oddeven_merge_len;
+        parts[3] = clsort__src_oddeven_merge;
+        lens[3] = clsort__src_oddeven_merge_len;
     }
     if (net == 2) {
-        parts[2] = clsort__src_transposition;
-        lens[2] = clsort__src_transposition_len;
+        parts[3] = clsort__src_transposition;
+        lens[3] = clsort__src_transposition_len;
     }
     if (net == CLSORT__NET_SEGMENTED) { /* segmented.cl holds all three networks' levels */
         parts[1] = clsort__src_segmented;
         lens[1] = clsort__src_segmented_len;
     }
     size_t total = 0;
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < MAX_PARTS; ++i)
         total += lens[i] + 1;
     char *src = malloc(total + 1);
     if (!src)
         return NULL;
     size_t at = 0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < MAX_PARTS; ++i) {
         if (!parts[i])
             continue;
         memcpy(src + at, parts[i], lens[i]);

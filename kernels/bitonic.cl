@@ -13,6 +13,9 @@
 #ifndef CLSORT_COMMON_CL
 #include "common.cl"
 #endif
+#ifndef CLSORT_ROWS_CL
+#include "rows.cl" /* VEC_STEP-key rows as vectors: the CPU shapes below (ROWS_VEC) */
+#endif
 
 /* ---- Tile passes, register-blocked --------------------------------------------------------
  * Each work-item holds LOCAL_KEYS = TILE / WG_SIZE keys in registers. A group of up to
@@ -313,6 +316,23 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
     layout cur = make_layout(t, 0, LOCAL_LOG, 0); /* contiguous: t*LOCAL_KEYS + m */
     const uint kin = min(kmax, (uint)LOCAL_KEYS);
 #if SOLO_TILE
+#if ROWS_VEC && VEC_STEP == TILE
+    /* The CPU shape: the tile is one vector row, sorted by a network between its lanes. */
+    if (kmax == TILE) {
+        key_row kr;
+        IF_VALS(val_row vr;)
+        if (first + TILE <= n) {
+            ROW_LOAD(kr, vr, first, 1);
+            ROW_SORT(kr, vr);
+            ROW_STORE(kr, vr, first, 1);
+        } else {
+            ROW_LOAD(kr, vr, first, 0);
+            ROW_SORT(kr, vr);
+            ROW_STORE(kr, vr, first, 0);
+        }
+        return;
+    }
+#endif
     /* The whole tile is in this work-item's registers: no local memory, no barrier (and no
      * dead barrier code for PoCL to compile). */
     SOLO_LOAD();
@@ -487,6 +507,65 @@ void bitonic_merge_tile(__global key_type *restrict keys VALS_PARAM, const idx_t
                             CMPX_COLS(m_, c_, c_ | s_);                                 \
                     }
 
+#if ROWS_VEC
+/* The CPU shape (VEC_STEP >= 2): each of a work-item's 2^R rows is one vector of VEC_STEP
+ * adjacent keys (rows.cl). A flip's upper rows run downwards (column c at the row's top minus c),
+ * so they are loaded from their lowest position and reversed, which keeps lane c = column c in
+ * every row, and the row levels compare whole vectors. Before the store they are turned back, so
+ * that the tail's half-cleaners (TAIL) run on every row in position order. */
+static inline __attribute__((always_inline)) void bitonic_global(const uint R, const uint FLIP,
+                                                                 const uint TAIL,
+                                                                 __global key_type *restrict keys
+                                                                 VALS_PARAM, const idx_t n, const uint xf, const uint log_jlow)
+{
+    key_row k[KEYS_PER_ITEM];
+    IF_VALS(val_row v[KEYS_PER_ITEM];)
+    const uint cnt = 1u << R, hcnt = cnt >> 1;
+    const idx_t t = (idx_t)get_global_id(0) * VEC_STEP;
+    const idx_t jlow = (idx_t)1 << log_jlow;
+    const idx_t base = ((t >> log_jlow) << (log_jlow + R)) | (t & (jlow - 1));
+    const idx_t mirror = base ^ ((jlow << R) - 1);
+    keys += SEGMENT_BASE();
+    IF_VALS(vals += SEGMENT_BASE();)
+    /* Row m's lowest position. */
+#define ROW_AT_(m) ((FLIP && (m) >= hcnt) ? mirror - (idx_t)(cnt - 1 - (m)) * jlow - (VEC_STEP - 1) : base + (idx_t)(m) * jlow)
+#define ROWS_PASS_(ALL_IN)                                                              \
+    do {                                                                                \
+        _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                    \
+            if (m >= cnt)                                                               \
+                break;                                                                  \
+            ROW_LOAD(k[m], v[m], ROW_AT_(m), ALL_IN);                                   \
+            if (FLIP && m >= hcnt) {                                                    \
+                k[m] = ROW_REVERSE(k[m]);                                               \
+                IF_VALS(v[m] = ROW_REVERSE(v[m]);)                                      \
+            }                                                                           \
+        }                                                                               \
+        NET_APPLY_OP(CMPX_VROWS, R, (1u << R), R, FLIP);                                \
+        _Pragma("unroll") for (uint m = 0; m < KEYS_PER_ITEM; ++m) {                    \
+            if (m >= cnt)                                                               \
+                break;                                                                  \
+            if (FLIP && m >= hcnt) {                                                    \
+                k[m] = ROW_REVERSE(k[m]);                                               \
+                IF_VALS(v[m] = ROW_REVERSE(v[m]);)                                      \
+            }                                                                           \
+            if (TAIL) {                                                                 \
+                ROW_CLEAN(k[m], v[m]);                                                  \
+            }                                                                           \
+            ROW_STORE(k[m], v[m], ROW_AT_(m), ALL_IN);                                  \
+        }                                                                               \
+    } while (0)
+#define CMPX_VROWS(a, b) ROW_CMPX(k[a], k[b], v[a], v[b])
+    /* The largest position: the last row's last column, or with a flip the mirror of base. */
+    const idx_t maxpos = FLIP ? mirror : base + (idx_t)(cnt - 1) * jlow + (VEC_STEP - 1);
+    if (maxpos < n)
+        ROWS_PASS_(1);
+    else
+        ROWS_PASS_(0);
+#undef CMPX_VROWS
+#undef ROWS_PASS_
+#undef ROW_AT_
+}
+#else
 static inline __attribute__((always_inline)) void bitonic_global(const uint R, const uint FLIP,
                                                                  const uint TAIL,
                                                                  __global key_type *restrict keys
@@ -529,6 +608,7 @@ static inline __attribute__((always_inline)) void bitonic_global(const uint R, c
     }
 #undef POS_
 }
+#endif /* ROWS_VEC */
 
 #undef GLOBAL_ROWS_LOAD
 #undef GLOBAL_ROWS_STORE

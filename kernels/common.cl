@@ -84,23 +84,30 @@ typedef ulong idx_t;
 
 /* Branch-free, so that CPUs vectorise it: the masks depend only on the uniform xf, and the sign
  * test becomes an arithmetic mask. Float: sign set -> flip all bits, else flip the sign bit. */
+/* The bodies are macros over the key's type T, so that rows.cl applies the same transform to a
+ * vector of keys (T key_row; the masks are scalars, widened to every lane). */
+#define XF_MASKS(xf)                                                   \
+    const key_type fmask = ((xf) & XF_FLOAT) ? ~(key_type)0 : 0;       \
+    const key_type smask = ((xf) & (XF_FLOAT | XF_SIGNED)) ? KEY_SIGN : 0; \
+    const key_type dmask = ((xf) & XF_DESCEND) ? ~(key_type)0 : 0
+#define TO_ORDER_BODY(T, x, xf)                                        \
+    XF_MASKS(xf);                                                      \
+    const T neg = (T)0 - ((x) >> (key_type)(KEY_BITS - 1)); /* all ones when the sign is set */ \
+    return (x) ^ ((neg & fmask) | smask) ^ dmask
+#define FROM_ORDER_BODY(T, y, xf)                                      \
+    XF_MASKS(xf);                                                      \
+    y ^= dmask;                                                        \
+    const T pos = (T)0 - ((~(y)) >> (key_type)(KEY_BITS - 1)); /* all ones: top bit clear */ \
+    return (y) ^ ((pos & fmask) | smask)
+
 inline key_type to_order(const key_type x, const uint xf)
 {
-    const key_type fmask = (xf & XF_FLOAT) ? ~(key_type)0 : 0;
-    const key_type smask = (xf & (XF_FLOAT | XF_SIGNED)) ? KEY_SIGN : 0;
-    const key_type dmask = (xf & XF_DESCEND) ? ~(key_type)0 : 0;
-    const key_type neg = (key_type)0 - (x >> (KEY_BITS - 1)); /* all ones when the sign is set */
-    return x ^ ((neg & fmask) | smask) ^ dmask;
+    TO_ORDER_BODY(key_type, x, xf);
 }
 
 inline key_type from_order(key_type y, const uint xf)
 {
-    const key_type fmask = (xf & XF_FLOAT) ? ~(key_type)0 : 0;
-    const key_type smask = (xf & (XF_FLOAT | XF_SIGNED)) ? KEY_SIGN : 0;
-    const key_type dmask = (xf & XF_DESCEND) ? ~(key_type)0 : 0;
-    y ^= dmask;
-    const key_type pos = (key_type)0 - ((~y) >> (KEY_BITS - 1)); /* all ones: top bit clear */
-    return y ^ ((pos & fmask) | smask);
+    FROM_ORDER_BODY(key_type, y, xf);
 }
 
 /* Positions at or beyond n hold a virtual key above every real key. In order space that is the

@@ -1,12 +1,16 @@
 /* test_tile_shapes.c - the bitonic tile passes with GPU-shaped parameters, on whatever device runs
- * the suite, and the odd-even merge's finish (oem_finish_tile), which uses the same machinery. The CPU defaults use 16-key tiles that one work-item sorts alone, so without this the
- * shared-tile paths of bitonic_sort_tile and bitonic_merge_tile (local memory, barriers, the
- * compile-time paths and their bank-conflict-free layouts) would run only on GPUs. Each shape is
- * forced with clsort_set_params; keys and pairs of 32- and 64-bit keys, at sizes TILE * 2^k +-
- * small and below one tile (the run-time path), and a batch, are compared with qsort.
+ * the suite, the odd-even merge's finish (oem_finish_tile), which uses the same machinery, and
+ * bitonic's CPU shapes with rows as vectors (rows.cl) on every device. The CPU defaults use 16-key
+ * tiles that one work-item sorts alone, so without this the shared-tile paths of
+ * bitonic_sort_tile and bitonic_merge_tile (local memory, barriers, the compile-time paths and
+ * their bank-conflict-free layouts) would run only on GPUs, and the vector rows of 2, 4 and 8
+ * lanes nowhere. Each shape is forced with clsort_set_params; keys and pairs of 32- and 64-bit
+ * keys, at sizes TILE * 2^k +- small and below one tile (the run-time path), and a batch, are
+ * compared with qsort.
  *
- * On PoCL nearly all the time goes into building the programs (15-150 s each for these shapes, the
- * compile-time paths being long straight code), so the levels choose how many are built.
+ * On PoCL nearly all the time goes into building the programs (15-150 s each for the shared-tile
+ * shapes, the compile-time paths being long straight code; a few seconds for the CPU shapes), so
+ * the levels choose how many are built.
  * Environment: CLSORT_TEST_SEED replays a run; CLSORT_TEST_LEVEL=0/1/2 (see `runs`). */
 #include "test_util.h"
 
@@ -24,6 +28,12 @@ static const struct shape {
     {{128, 1, 1024, 4}, "8 keys a work-item, smallest swizzled tile"},
     {{16, 1, 512, 8}, "32 keys a work-item, plain layouts (WG_SIZE < 32)"},
     {{32, 1, 128, 4}, "4 keys a work-item, plain layouts (TILE < 1024)"},
+    /* CPU shapes (vec_step > 1): solo tiles, rows as vectors; sizes up to 4096 tiles. */
+    {{64, 16, 16, 4}, "the CPU default: 16-lane rows, lane sort and lane half-cleaners"},
+    {{64, 16, 16, 16}, "16-lane rows, 16 rows a work-item"},
+    {{64, 8, 8, 8}, "8-lane rows"},
+    {{64, 4, 16, 32}, "4-lane rows under 16-key tiles (no lane levels), 32 rows"},
+    {{64, 2, 8, 4}, "2-lane rows under 8-key tiles"},
 };
 #define NSHAPES (sizeof shapes / sizeof *shapes)
 
@@ -39,14 +49,22 @@ static const struct kind {
 };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
-/* Whether shape si runs kind ki at this level. Level 0: the GPU default with 32-bit keys and the
- * widest pairs (two builds). Level 1: every kind with the GPU default; 32-bit keys and 64-bit
- * pairs with the others, but 32-bit keys alone with 32 keys a work-item (the slowest builds,
- * 35-65 s each on PoCL). Level 2: everything. */
+/* Whether shape si runs kind ki at this level. Level 0: the GPU default and the CPU default with
+ * 32-bit keys and the widest pairs (four builds). Level 1: every kind with both defaults; 32-bit
+ * keys and 64-bit pairs with the others, but 32-bit keys alone with 32 keys a work-item and with
+ * 16 rows (the slowest builds, 25-65 s each on PoCL). Level 2: everything. */
 static int runs(size_t si, size_t ki, int level)
 {
     const int narrow = kinds[ki].type == CLSORT_U32 || kinds[ki].type == CLSORT_F32;
     const int keys32 = narrow && kinds[ki].vsize == 0, widest = kinds[ki].vsize == 8;
+    if (shapes[si].p.vec_step > 1) { /* CPU shapes: builds of 5-45 s on PoCL */
+        const int cpu_default = shapes[si].p.vec_step == 16 && shapes[si].p.keys_per_item == 4;
+        if (level >= 2 || (level == 1 && cpu_default))
+            return 1;
+        if (level == 0)
+            return cpu_default && (keys32 || widest);
+        return keys32 || (widest && shapes[si].p.keys_per_item < 16);
+    }
     if (level >= 2 || (level == 1 && si == 0))
         return 1;
     if (level == 0)
@@ -164,8 +182,11 @@ int main(void)
              * tile (kmax == TILE from T/2 + 1 on), and TILE * 2^k +- a little (the compile-time
              * paths, merge_tile, partial last tiles). */
             const size_t sizes[] = {T / 2 - 3, T / 2 + 3, T - 1,     T + 1,     2 * T - 3,
-                                    2 * T,     2 * T + 5, 4 * T + 1, 8 * T - 1, 16 * T + 7};
-            const size_t nsizes = sizeof sizes / sizeof *sizes - (T >= 8192 && level < 2 ? 1 : 0);
+                                    2 * T,     2 * T + 5, 4 * T + 1, 8 * T - 1, 16 * T + 7,
+                                    /* CPU shapes: many merges, flips and tails, partial rows */
+                                    256 * T - 5, 4096 * T + 3};
+            const size_t nsizes = sizeof sizes / sizeof *sizes - (p->vec_step > 1 ? 0 : 2) -
+                                  (T >= 8192 && level < 2 ? 1 : 0);
             for (size_t ki = 0; ki < NKINDS; ++ki) {
                 const struct kind *k = &kinds[ki];
                 if (ai ? !oem_runs(si, ki, level) : !runs(si, ki, level))
@@ -182,8 +203,8 @@ int main(void)
                 const double t0 = t_now_ms();
                 for (size_t i = 0; i < nsizes; ++i)
                     failed += !sort_one(k, sizes[i], &r, !failed);
-                t_ok(!failed, "%s{wg %u, tile %u, kpi %u} (%s), %s%s%s: %zu sizes %zu..%zu (%.0f ms)",
-                     net, p->wg_size, p->tile, p->keys_per_item, shapes[si].what,
+                t_ok(!failed, "%s{wg %u, vec %u, tile %u, kpi %u} (%s), %s%s%s: %zu sizes %zu..%zu (%.0f ms)",
+                     net, p->wg_size, p->vec_step, p->tile, p->keys_per_item, shapes[si].what,
                      t_type_name(k->type), k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "",
                      (k->flags & CLSORT_DESCENDING) ? " desc" : "", nsizes, sizes[0],
                      sizes[nsizes - 1], t_now_ms() - t0);

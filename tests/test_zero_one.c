@@ -19,10 +19,13 @@ static const clsort_algorithm networks[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERG
  * last two share each tile among work-items, as on GPUs (16 keys a work-item in a 64-key tile,
  * and 32 keys a work-item in a 1024-key tile, which uses the bank-conflict-free layouts): on a CPU
  * the defaults never do, and only the random 0/1 inputs (n > TILE) reach the compile-time paths
- * of bitonic_sort_tile and bitonic_merge_tile. */
+ * of bitonic_sort_tile and bitonic_merge_tile. The sets with vec_step 2..16 run bitonic's rows as
+ * vectors (rows.cl): with vec_step == tile the solo tile's lane sort and the tail kernels' lane
+ * half-cleaners, with vec_step < tile the row passes alone. */
 static const clsort_params param_sets[] = {
-    {0, 0, 0, 0}, {1, 1, 2, 2}, {2, 1, 4, 4},   {2, 2, 8, 2},
-    {1, 1, 4, 2}, {4, 1, 8, 8}, {4, 1, 64, 8}, {32, 1, 1024, 8},
+    {0, 0, 0, 0},    {1, 1, 2, 2},  {2, 1, 4, 4},  {2, 2, 8, 2},   {1, 1, 4, 2},
+    {4, 1, 8, 8},    {4, 1, 64, 8}, {32, 1, 1024, 8}, {2, 4, 4, 4}, {2, 8, 8, 2},
+    {2, 16, 16, 8},  {2, 4, 16, 4}, {2, 2, 2, 2},
 };
 #define NSETS (sizeof param_sets / sizeof *param_sets)
 
