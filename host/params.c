@@ -79,9 +79,11 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
          * work-item's registers at each barrier, and per-key bounds checks, 32-bit indices and
          * strided single-key accesses keep it from vectorising. What runs fast there: 16-key
          * tiles that one work-item sorts alone, global passes over 16 adjacent columns of 4 rows,
-         * and the tile's half-cleaners folded into each merge's last global pass (VEC_STEP ==
-         * TILE). Measured on the 2-core machine: docs/perf.md. The transposition network keeps
-         * big tiles: its rounds grow with n / TILE. */
+         * each row one 16-lane vector (rows.cl), and the tile's half-cleaners folded into each
+         * merge's last global pass (VEC_STEP == TILE). Measured on the 2-core machine:
+         * docs/perf.md. 8 or 16 rows are faster there (AVX-512: 32 vector registers) but build
+         * 2-4x longer and need more registers than AVX2's 16; a config sets them per device.
+         * The transposition network keeps big tiles: its rounds grow with n / TILE. */
         p.tile = 16;
         p.wg_size = 64; /* 64 solo tiles per work-group */
         p.vec_step = 16;

@@ -297,6 +297,9 @@ static const char *short_error(tune_state *s, char *buf, size_t size)
  * rate at the largest size; every size's rate in rates[] when not NULL), 1 if the parameters are
  * out of range for the device, -1 if it failed (reported). Gives up early (returns 0, score 0)
  * if it is far behind `beat`. */
+/* A checked run longer than this (seconds, host clock) gets no repeat (see measure). */
+#define TUNE_LONG_RUN_S 30.0
+
 static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
                    const uint64_t *sizes, int nsizes, double beat, double *score,
                    double *last_rate, double *max_run_s, double *rates)
@@ -315,7 +318,8 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
         const size_t n = (size_t)sizes[i];
         uint64_t best = UINT64_MAX, ns = 0;
         char why[256], err[256];
-        for (int r = 0; r <= s->reps; ++r) {
+        int last = s->reps; /* the last run at this size (0: the checked run) */
+        for (int r = 0; r <= last; ++r) {
             const double t0 = tune_now();
             const int rc = run_once(s, d, net, n, &ns, NULL, CLSORT_NO_HOST_FALLBACK);
             const double t = tune_now() - t0;
@@ -341,9 +345,18 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
                 if (s->reps > 0 &&
                     ((double)ns > s->run_limit * 1e9 || tune_now() > s->hard_end)) {
                     /* One run's kernels take longer than the limit (the quadratic transposition
-                     * network on a CPU: a minute at 2^20), or the budget is spent: no repeats;
-                     * the checked run's device time counts (the build is host time, not in it,
-                     * which is also why the limit is on device time, not t). */
+                     * network on a CPU: a minute at 2^20), or the budget is spent: at most one
+                     * repeat. That one is needed: PoCL compiles each kernel again for a new range
+                     * of global sizes at its first launch there, between the profiled kernels
+                     * (bitonic with 8 rows at 2^24: 5.2 s for the checked run, 0.24 s after),
+                     * so a long checked run may be mostly compiling. A run that takes longer
+                     * than TUNE_LONG_RUN_S is long every time; then, or when the repeat would
+                     * not fit in the budget, the checked run's device time counts. */
+                    const double left = s->hard_end - tune_now();
+                    if (r == 0 && last > 0 && t < TUNE_LONG_RUN_S && t < left) {
+                        last = 1;
+                        continue;
+                    }
                     best = ns;
                     if (max_run_s && t > *max_run_s)
                         *max_run_s = t;
@@ -458,11 +471,19 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
             r->start.tile, r->start.keys_per_item, rate / 1e6);
 
     /* Coordinate descent: each axis in turn, every power of two in range (--quick: the two
-     * neighbours of the current value), keeping the others at the best so far. */
+     * neighbours of the current value), keeping the others at the best so far. The order
+     * matters where the budget runs out first. GPUs: tile, wg_size, keys_per_item, vec_step
+     * (the tile sets the pass count). CPUs: keys_per_item, vec_step, wg_size, tile: each
+     * candidate there costs a build of 4-20 s on PoCL, the tiles above 32 keys (shared tiles,
+     * 14-150 s builds) never won on PoCL, and with the 16-key solo tiles the rows a work-item
+     * holds set the pass count (docs/perf.md). */
+    static const int gpu_order[4] = {0, 1, 2, 3}, cpu_order[4] = {2, 3, 1, 0};
+    const int *order = s->info.type && strcmp(s->info.type, "cpu") == 0 ? cpu_order : gpu_order;
     const int sweeps = s->o->quick ? 1 : 2;
     for (int sweep = 0; sweep < sweeps; ++sweep) {
         const clsort_params before = r->best;
-        for (int a = 0; a < 4; ++a) {
+        for (int ai = 0; ai < 4; ++ai) {
+            const int a = order[ai];
             if (s->o->quick && a == 3 && *axis(&r->best, 0) > 32)
                 continue; /* vec_step matters little with big tiles (GPU shapes) */
             const unsigned cur = *axis(&r->best, a);
