@@ -60,17 +60,28 @@ static clsort__step global_step(const char *kernel, uint64_t items, int nargs, c
             return rc_;                     \
     } while (0)
 
-/* The wide pass (bitonic_wide, bitonic.cl): a work-group runs up to log2(TILE / 16) levels on a
- * virtual tile of TILE keys (rows at least 16 keys wide) through local memory, WIDE_LOG =
- * log2(TILE / WG_SIZE) of them per trip, where bitonic_global_rN runs log2(KEYS_PER_ITEM) in
- * registers. Built only for tiles shared by a work-group (TILE > 32) with WG_SIZE >= 16, the
- * same condition as in bitonic.cl; so never with PoCL's default solo tiles, where the register
- * passes over adjacent columns are the fast shape (docs/perf.md). 0: no wide pass. */
+/* The wide passes (bitonic_wide, bitonic.cl; oem_wide_top, oddeven_merge.cl): a work-group runs
+ * up to log2(TILE / 16) levels on a virtual tile of TILE keys (rows at least 16 keys wide)
+ * through local memory, where the register passes run log2(KEYS_PER_ITEM). Bitonic's takes
+ * WIDE_LOG = log2(TILE / WG_SIZE) of them per trip. Built only for tiles shared by a work-group
+ * (TILE > 32) with WG_SIZE >= 16, the same condition as in the kernels; so never with PoCL's
+ * default bitonic solo tiles, where the register passes over adjacent columns are the fast
+ * shape (docs/perf.md). 0: no wide pass. */
 static unsigned wide_max_levels(const clsort_params *p)
 {
     if (p->tile <= 32 || p->wg_size < 16)
         return 0;
     return clsort__log2(p->tile / 16);
+}
+
+/* The odd-even merge's wide pass (oem_wide_top) runs its levels below the first group one step
+ * over the tile at a time, each a barrier. Left out where a work-item holds more than 16 keys of
+ * a tile, which is the CPU shape (params.c: 32): PoCL runs a group's work-items as a loop, where
+ * a local step costs as much as a global level (PoCL-2c, 2^21 u32: 13.4 ms for an 8-level wide
+ * pass, against a 3-level register pass of 3.1 ms and 1.5 ms a single level; docs/perf.md). */
+static unsigned oem_wide_max_levels(const clsort_params *p)
+{
+    return p->tile / p->wg_size <= 16 ? wide_max_levels(p) : 0;
 }
 
 static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn emit, void *user)
@@ -127,17 +138,26 @@ static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__em
     const uint64_t N = clsort__next_pow2(n), tile = p->tile;
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
+    const unsigned wide_max = oem_wide_max_levels(p);
     EMIT(tile_step("oem_sort_tile", groups, p, 0, (cl_uint)(N < tile ? N : tile)));
     /* Tiles shifted by TILE/2 (oem_finish_tile): those that start below n. */
     const uint64_t shifted = n > tile / 2 ? (n - tile / 2 + tile - 1) / tile : 0;
     for (uint64_t half = tile; half < N; half <<= 1) {
         /* Merge of blocks of `half` into 2*half: levels half .. tile fused at the top where the
-         * set is closed, one launch per level below that, then the finish (level tile/2 and two
-         * passes of tile merges; docs/kernels.md). All in place. */
+         * set is closed (the wide pass where it fuses more levels than registers do), one
+         * launch per level below that, then the finish (level tile/2 and two passes of tile
+         * merges; docs/kernels.md). All in place. */
         const unsigned levels = clsort__log2(half) - clsort__log2(tile) + 1;
+        const unsigned w = levels < wide_max ? levels : wide_max;
         const unsigned r = levels < R ? levels : R;
-        const uint64_t jlow = half >> (r - 1);
-        EMIT(global_step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0));
+        const uint64_t jlow = half >> ((w > R ? w : r) - 1);
+        if (w > R) {
+            const clsort__step s = {"oem_wide_top", N / tile * p->wg_size, 1,
+                                    {clsort__log2(jlow), (cl_uint)w}, 2, 1};
+            EMIT(s);
+        } else {
+            EMIT(global_step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0));
+        }
         for (uint64_t k = jlow / 2; k >= tile; k >>= 1)
             EMIT(global_step("oem_global_level", N / 2, 2, clsort__log2(k), clsort__log2(half)));
         for (int sh = 1; sh >= 0; --sh) {

@@ -8,6 +8,8 @@
  *   oem_sort_tile      (a) each work-group runs every merge with 2p <= TILE in local memory
  *   oem_global_top_rN  (b) the first N levels p, ..., p/2^(N-1) of a merge, fused in private
  *                          memory (that set is closed: x + k only carries into bits of the set)
+ *   oem_wide_top       (b) the first levels of a merge, up to log2(TILE/16), through local
+ *                          memory: the same closed set over a virtual tile of rows
  *   oem_global_level   (b) one level k with TILE <= k < p/2^(N-1), one comparator per work-item
  *   oem_finish_tile    (c) the end of a merge with p >= TILE, in two passes over tiles: after
  *                          levels p .. TILE/2 the merge is sorted but for at most two adjacent,
@@ -104,6 +106,65 @@ OEM_GLOBAL_TOP_KERNEL(4)
 #endif
 #if KEYS_PER_ITEM >= 32
 OEM_GLOBAL_TOP_KERNEL(5)
+#endif
+
+/* (b) The wide top pass: the first nrow levels p, ..., jlow of the merge with half-size
+ * p = jlow << (nrow-1) in one pass, through local memory, where oem_global_top_rN runs
+ * log2(KEYS_PER_ITEM) in registers (up to log2(TILE / 16) levels: 8 at TILE 4096, 7 at 2048).
+ * A work-group holds a virtual tile of TILE keys, 2^nrow rows spaced by jlow of
+ * cols = TILE >> nrow contiguous keys, laid out as bitonic_wide's (bitonic.cl). Its row bits are
+ * the field of oem_global_top's closed set (the top nrow bits of the offset inside the 2p block),
+ * so the tile is closed under all nrow levels: level p pairs row r with r + rows/2; level
+ * jlow << i pairs row r (bit i set) with r + 2^i when that row exists, since a carry out of the
+ * row bits leaves the 2p block. In local memory (row r, column c at r * cols + c) these are
+ * offsets TILE/2 and d = cols << i, and the existence test is lo + d < TILE. Below the first
+ * levels a register group would not be closed (a carry out of its slot bits lands in another
+ * work-item's rows), so every level is one step over the tile with a barrier: the 2^nrow-fold
+ * fewer global passes, not the local steps, are the point (docs/kernels.md). */
+#if TILE > 32 && WG_SIZE >= 16
+__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+void oem_wide_top(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
+                  const uint log_jlow, const uint nrow)
+{
+    __local key_type lk[TILE];
+    LOCAL_VALS(lv, TILE);
+    const uint t = get_local_id(0);
+    const uint log_cols = TILE_LOG - nrow, cmask = (1u << log_cols) - 1;
+    /* Group g: column block g mod (jlow / cols) of 2^nrow rows block g / (jlow / cols); a group
+     * wholly in the virtual tail returns (uniformly, before any barrier). */
+    const idx_t g = get_group_id(0);
+    const uint log_blocks = log_jlow - log_cols;
+    const idx_t base = ((g >> log_blocks) << (log_jlow + nrow)) |
+                       ((g & (((idx_t)1 << log_blocks) - 1)) << log_cols);
+    if (base >= n)
+        return;
+    keys += SEGMENT_BASE();
+    IF_VALS(vals += SEGMENT_BASE();)
+    for (uint s = t; s < TILE; s += WG_SIZE) {
+        const idx_t p = base + ((idx_t)(s >> log_cols) << log_jlow) + (s & cmask);
+        lk[s] = p < n ? to_order(keys[p], xf) : KEY_VIRTUAL;
+        IF_VALS(lv[s] = p < n ? vals[p] : 0;)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint c = t; c < TILE / 2; c += WG_SIZE)
+        CMPX(lk, lv, c, c + TILE / 2); /* level p */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = TILE / 4; d > cmask; d >>= 1) {
+        for (uint c = t; c < TILE / 2; c += WG_SIZE) {
+            const uint lo = (((c & ~(d - 1)) << 1) | (c & (d - 1))) + d; /* bit d set */
+            if (lo + d < TILE)
+                CMPX(lk, lv, lo, lo + d);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint s = t; s < TILE; s += WG_SIZE) {
+        const idx_t p = base + ((idx_t)(s >> log_cols) << log_jlow) + (s & cmask);
+        if (p < n) {
+            keys[p] = from_order(lk[s], xf);
+            IF_VALS(vals[p] = lv[s];)
+        }
+    }
+}
 #endif
 
 /* (b) One level k < p of the merge with half-size p = 1 << log_p; work-item c is comparator c. */

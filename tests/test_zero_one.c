@@ -25,7 +25,7 @@ static const clsort_algorithm networks[] = {CLSORT_BITONIC, CLSORT_ODD_EVEN_MERG
 static const clsort_params param_sets[] = {
     {0, 0, 0, 0},    {1, 1, 2, 2},  {2, 1, 4, 4},  {2, 2, 8, 2},   {1, 1, 4, 2},
     {4, 1, 8, 8},    {4, 1, 64, 8}, {32, 1, 1024, 8}, {2, 4, 4, 4}, {2, 8, 8, 2},
-    {2, 16, 16, 8},  {2, 4, 16, 4}, {2, 2, 2, 2},
+    {2, 16, 16, 8},  {2, 4, 16, 4}, {2, 2, 2, 2},  {16, 1, 128, 2},
 };
 #define NSETS (sizeof param_sets / sizeof *param_sets)
 
