@@ -166,6 +166,58 @@ static int sort_batch(size_t n, t_rng *r)
     return ok;
 }
 
+/* bitonic_merge_tile's lane-exchange path (bitonic.cl, CLSORT_LANES), built through
+ * $CLSORT_BUILD_OPTIONS with the portable local-memory exchange (CLSORT_LANES=2), so that any
+ * device checks its layouts and comparators; NVIDIA runs the same path with shuffles
+ * (CLSORT_LANES=1) when that is set. Shapes with 0, 2 and 3 register levels between the first
+ * group and the lanes; 32- and 64-bit keys and pairs; sizes where merge_tile runs. */
+static void lanes_pass(int level)
+{
+    static const clsort_params lane_shapes[] = {
+        {32, 1, 256, 4}, {128, 1, 1024, 4}, {256, 1, 4096, 16}};
+    const char *old = getenv("CLSORT_BUILD_OPTIONS");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CLSORT_BUILD_OPTIONS", "-DCLSORT_LANES=2", 1);
+    algo = CLSORT_BITONIC;
+    for (size_t si = 0; si < sizeof lane_shapes / sizeof *lane_shapes; ++si) {
+        const clsort_params *p = &lane_shapes[si];
+        const size_t T = p->tile;
+        const size_t sizes[] = {2 * T, 2 * T + 5, 4 * T + 1, 16 * T + 7, 64 * T - 3};
+        for (size_t ki = 0; ki < NKINDS; ++ki) {
+            const struct kind *k = &kinds[ki];
+            /* The 4096-key shape builds slowly on PoCL: 32-bit keys alone below level 2. */
+            if (si == 2 && level < 2 && !(k->type == CLSORT_U32 && k->vsize == 0))
+                continue;
+            if (level == 0 && si != 0)
+                continue;
+            const int rc = clsort_set_params(ctx, algo, k->type, k->vsize, p);
+            if (rc != CLSORT_OK) {
+                t_skip("lanes {wg %u, tile %u}, %s%s: refused by this device: %s", p->wg_size,
+                       p->tile, t_type_name(k->type), k->vsize ? " pairs" : "",
+                       clsort_last_error(ctx));
+                continue;
+            }
+            t_rng r = t_rng_for(si, ki, 29, 0);
+            unsigned failed = 0;
+            for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i)
+                failed += !sort_one(k, sizes[i], &r, !failed);
+            t_ok(!failed, "lane exchange (CLSORT_LANES=2) {wg %u, tile %u, kpi %u}, %s%s%s: %zu..%zu",
+                 p->wg_size, p->tile, p->keys_per_item, t_type_name(k->type),
+                 k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "",
+                 (k->flags & CLSORT_DESCENDING) ? " desc" : "", sizes[0],
+                 sizes[sizeof sizes / sizeof *sizes - 1]);
+            const clsort_params zero = {0, 0, 0, 0};
+            clsort_set_params(ctx, algo, k->type, k->vsize, &zero);
+        }
+    }
+    if (saved) {
+        setenv("CLSORT_BUILD_OPTIONS", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("CLSORT_BUILD_OPTIONS");
+    }
+}
+
 int main(void)
 {
     t_init("test_tile_shapes");
@@ -216,6 +268,7 @@ int main(void)
             }
         }
     }
+    lanes_pass(level);
     clsort_destroy(ctx);
     return t_done();
 }
