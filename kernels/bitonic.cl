@@ -409,7 +409,8 @@ void bitonic_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t 
  * instead of in registers after a trip through local memory; the keys then go to global memory
  * straight from registers, coalesced, and the final trip through local memory goes too. One
  * REGROUP instead of three trips, but a shuffle per key per level (80 at 16 keys a work-item)
- * instead of 64 local accesses: docs/perf.md has the prediction and the measurement.
+ * instead of 64 local accesses. Measured on the H200: 1.5-2.2x slower a launch than the default
+ * path, so nothing sets it (docs/perf.md, "Warp shuffles", has the prediction and the numbers).
  * CLSORT_LANES 1: NVIDIA's shfl.sync.bfly by inline PTX (32 consecutive work-items form a warp
  * there). 2: the same exchange through local memory, any device, so that PoCL tests the
  * layouts and the comparators. 0 (default): not built. */
