@@ -161,8 +161,8 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
 {
     const unsigned flags = (ks->reverse ? CLSORT_DESCENDING : 0u);
     uint64_t t0 = cli_now_ns();
-    int rc;
-    if (c->n < 2)
+    int rc = CLSORT_OK;
+    if (c->idx_size == 0 && c->n < 2)
         return CLI_EXIT_OK;
     if (c->idx_size == 0) {
         /* Equal keys are identical bytes here, so stability would change nothing. */
@@ -190,8 +190,11 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         const uint64_t t1 = cli_now_ns();
         st->prep_ns += t1 - t0;
         t0 = t1;
-        rc = clsort_sort_pairs(ctx, c->keys, c->idx, c->idx_size, c->n, ks->type, algo,
-                               flags | (stable ? CLSORT_STABLE : 0u));
+        /* A run of one record still gets its permutation (the identity): cli_chunk_write reads
+         * the records through it, and a chunk's buffers keep the previous run's indices. */
+        if (c->n >= 2)
+            rc = clsort_sort_pairs(ctx, c->keys, c->idx, c->idx_size, c->n, ks->type, algo,
+                                   flags | (stable ? CLSORT_STABLE : 0u));
     }
     const uint64_t t1 = cli_now_ns();
     st->sort_ns += t1 - t0;
@@ -209,6 +212,8 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
             cli_error("hint: a smaller --buffer-size makes smaller runs");
         return CLI_EXIT_DEVICE;
     }
+    if (c->n < 2)
+        return CLI_EXIT_OK; /* nothing ran: the library's stats are the previous sort's */
     if (c->idx_size)
         order_ties(c, ks);
     st->prep_ns += cli_now_ns() - t1;
