@@ -1,8 +1,8 @@
 #!/bin/sh
 # run_tests.sh - runs the clsort test suite (`make test` calls it with BUILD set): every
 # $BUILD/tests/test_* program (TAP), the strict compile of tests/header_check.c, then
-# tests/cli/run_cli_tests.sh and run_pipeline_tests.sh if present and any other tests/*.sh;
-# prints a summary and exits 1 if anything failed.
+# tests/cli/run_cli_tests.sh, run_pipeline_tests.sh and fuzz_runs.sh if present and any other
+# tests/*.sh; prints a summary and exits 1 if anything failed.
 #
 # Environment: BUILD (default build); CLSORT_DEVICE (default cpu); CLSORT_TEST_SEED to replay;
 # CLSORT_TEST_LEVEL=0/1/2 for quick/default/thorough sizes; CLSORT_TEST_TIMEOUT (seconds per
@@ -127,6 +127,9 @@ if [ -z "$CLSORT_TEST_ONLY" ]; then
     fi
     if [ -f tests/cli/run_pipeline_tests.sh ]; then
         run_one run_pipeline_tests sh tests/cli/run_pipeline_tests.sh
+    fi
+    if [ -f tests/cli/fuzz_runs.sh ]; then
+        run_one fuzz_runs sh tests/cli/fuzz_runs.sh
     fi
     for s in tests/*.sh; do
         [ -f "$s" ] || continue

@@ -11,6 +11,10 @@
  *                              OFFSET:TYPE[:r] with TYPE as clsort takes it (u32 ... f64, or with
  *                              "be": big-endian); u: only the first record of equal keys
  *   refsort swap TYPE                  < in > out   byte-swaps every key (little <-> big-endian)
+ *   refsort bytes N SEED ALPHA         > out   N bytes, each drawn from the first ALPHA values of
+ *                              a palette of edge bytes (0x00, 0xff, 0x80, 0x7f, ...; ALPHA 0: any
+ *                              byte), so that any record layout gets equal keys, equal records,
+ *                              NaNs, infinities and both zeros (tests/cli/fuzz_runs.sh)
  *   refsort exec CMD ARGS...   runs CMD with SIGINT and SIGTERM at their default action (a shell
  *                              starts background jobs with SIGINT ignored; the interrupt tests
  *                              need it delivered)
@@ -194,6 +198,20 @@ int main(int argc, char **argv)
                 mcmp_records(g_data + idx[i - 1] * g_rec, g_data + idx[i] * g_rec) == 0)
                 continue;
             fwrite(g_data + idx[i] * g_rec, 1, g_rec, stdout);
+        }
+        return 0;
+    }
+    if (strcmp(cmd, "bytes") == 0 && argc >= 5) {
+        static const unsigned char palette[] = { 0x00, 0xff, 0x80, 0x7f, 0x01, 0xf0,
+                                                 0x3f, 0xc0, 0x7e, 0x81, 0x0f, 0xfe };
+        const size_t n = strtoul(argv[2], NULL, 10);
+        rng_state = strtoull(argv[3], NULL, 10);
+        size_t alpha = strtoul(argv[4], NULL, 10);
+        if (alpha > sizeof palette)
+            alpha = 0;
+        for (size_t i = 0; i < n; ++i) {
+            const uint64_t r = rng();
+            putchar(alpha ? palette[r % alpha] : (int)(r & 0xff));
         }
         return 0;
     }
