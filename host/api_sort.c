@@ -1,8 +1,10 @@
 /* api_sort.c - the public sort calls: argument checks, the host fallback for small inputs,
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
 #include "hostsort.h"
+#include "params.h"
 #include "parcopy.h"
 #include "plan.h"
+#include "program.h"
 #include "run.h"
 #include "schedule.h"
 #include "scratch.h"
@@ -378,7 +380,157 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
     return rc;
 }
 
+/* ---- clsort_prepare ---- */
+
+/* Creates the kernel of each step of a schedule (an emit function over the program). */
+typedef struct prep_kernels {
+    clsort_ctx *ctx;
+    clsort__program *prog;
+} prep_kernels;
+
+static int make_kernel(const clsort__step *step, void *user)
+{
+    prep_kernels *pk = user;
+    cl_kernel k;
+    size_t wg;
+    return clsort__get_kernel(pk->ctx, pk->prog, step->kernel, &k, &wg);
+}
+
+/* The program and kernels a sort of n keys with algo (AUTO or not) would use. */
+static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_algorithm algo,
+                        unsigned flags, size_t value_size)
+{
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, 1, type, algo, flags, value_size, &plan);
+    if (plan.empty)
+        return CLSORT_OK;
+    prep_kernels pk = {ctx, NULL};
+    int rc = clsort__get_program(ctx, plan.net, plan.index_bits, plan.options, &pk.prog);
+    if (rc == CLSORT_OK)
+        rc = clsort__schedule(plan.net, plan.n, plan.params, make_kernel, &pk);
+    return rc;
+}
+
+#define MAX_PREP_SIZES (2 * (CLSORT__MAX_AUTO_RULES + CLSORT__NETWORKS * CLSORT__MAX_SIZE_RANGES) + 2)
+
+static void add_size(uint64_t *sizes, int *nsizes, uint64_t n, uint64_t lo, uint64_t hi)
+{
+    if (n >= lo && n <= hi && *nsizes < MAX_PREP_SIZES)
+        sizes[(*nsizes)++] = n;
+}
+
+/* Builds what every sort of lo..hi keys needs. What a plan holds (network, parameters, index
+ * width) changes only where an AUTO rule or a size range of the config ends, and the index width
+ * only once, upwards, between two such ends: the first and last size of every stretch between
+ * ends cover every program. */
+static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_type type,
+                            unsigned flags, size_t value_size)
+{
+    uint64_t sizes[MAX_PREP_SIZES];
+    int nsizes = 0;
+    add_size(sizes, &nsizes, lo, lo, hi);
+    add_size(sizes, &nsizes, hi, lo, hi);
+    for (int i = 0; i < ctx->nauto_rules; ++i) {
+        const uint64_t m = ctx->auto_rules[i].max_n;
+        add_size(sizes, &nsizes, m, lo, hi);
+        if (m < UINT64_MAX)
+            add_size(sizes, &nsizes, m + 1, lo, hi);
+    }
+    const int width = clsort__width_index(type), valkind = clsort__valkind_index(value_size);
+    for (int net = 0; net < CLSORT__NETWORKS; ++net)
+        for (int i = 0; i < ctx->nranges[net][width][valkind]; ++i) {
+            const uint64_t m = ctx->ranges[net][width][valkind][i].max_n;
+            add_size(sizes, &nsizes, m, lo, hi);
+            if (m < UINT64_MAX)
+                add_size(sizes, &nsizes, m + 1, lo, hi);
+        }
+    int rc = CLSORT_OK;
+    for (int i = 0; i < nsizes && rc == CLSORT_OK; ++i) {
+        rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size);
+        if (rc == CLSORT_OK)
+            rc = prepare_size(ctx, sizes[i], type, CLSORT_BITONIC, flags, value_size);
+    }
+    return rc;
+}
+
+/* Makes sure scratch buffer i holds bytes and that the device really allocated it: drivers
+ * allocate on first use, where an allocation failure would otherwise show. */
+static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
+{
+    const int had = ctx->scratch[i] && ctx->scratch_size[i] >= bytes;
+    int rc = clsort__ensure_scratch(ctx, i, bytes);
+    if (rc != CLSORT_OK || had || !bytes)
+        return rc;
+    const cl_uchar zero = 0;
+    cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->scratch[i], &zero, sizeof zero, 0, bytes, 0,
+                                     NULL, NULL);
+    if (err == CL_SUCCESS)
+        err = clFinish(ctx->queue);
+    return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clEnqueueFillBuffer", "scratch");
+}
+
+static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value_size,
+                                 size_t max_n, unsigned flags)
+{
+    if (value_size != 0 && value_size != 4 && value_size != 8)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "clsort_prepare: value_size %zu is not 0, 4 or 8", value_size);
+    int rc = check_args(ctx, "clsort_prepare", 1, max_n, type, CLSORT_AUTO, flags, value_size,
+                        value_size != 0, 1);
+    if (rc)
+        return rc;
+    const uint64_t t0 = clsort__now_ns();
+    clsort__reset_stats(ctx);
+    /* Stable pairs sort the keys with their 8-byte positions (stable_pairs). */
+    const size_t vs = value_size && (flags & CLSORT_STABLE) ? 8 : value_size;
+    /* Sizes the host fallback takes need nothing from the device. */
+    const int device = (flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_fallback_max;
+    if (max_n >= 2 && device) {
+        const size_t ks = clsort_type_size(type);
+        const uint64_t lo = (flags & CLSORT_NO_HOST_FALLBACK) ? 2 : ctx->host_fallback_max + 1;
+        const size_t kbytes = max_n * ks, vbytes = max_n * vs;
+        /* Before any build: a size no buffer can hold fails at once. */
+        if (kbytes > ctx->dev.max_alloc || vbytes > ctx->dev.max_alloc)
+            CLSORT__CHECK(clsort__fail(
+                ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                "clsort_prepare: %zu keys need %zu bytes in one buffer, more than "
+                "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                max_n, kbytes > vbytes ? kbytes : vbytes, (unsigned long long)ctx->dev.max_alloc,
+                ctx->dev.name));
+        CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type, flags & ~CLSORT_STABLE,
+                                       vs));
+        CLSORT__CHECK(reserve_scratch(ctx, 0, kbytes));
+        if (vs)
+            CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
+        CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
+    }
+fail:
+    if (rc == CLSORT_ERR_OUT_OF_MEMORY) {
+        /* A buffer the driver could not back would fail every later sort that reuses it. */
+        for (int i = 0; i < 2; ++i)
+            if (ctx->scratch[i]) {
+                clReleaseMemObject(ctx->scratch[i]);
+                ctx->scratch[i] = NULL;
+                ctx->scratch_size[i] = 0;
+            }
+    }
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    ctx->stats.pinned_bytes = ctx->staging.size;
+    return rc;
+}
+
 /* Public entry points: the per-context lock around the work (core.h). */
+int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
+                   unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_prepare_locked(ctx, type, value_size, max_n, flags);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
 int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
                 unsigned flags)
 {

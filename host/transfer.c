@@ -198,6 +198,27 @@ static size_t chunk_for(const clsort_ctx *ctx, size_t bytes)
     return c;
 }
 
+static int transfer_queue(clsort_ctx *ctx, cl_command_queue *q);
+
+int clsort__transfer_reserve(clsort_ctx *ctx, size_t bytes)
+{
+    if (bytes <= SMALL_BYTES || shares_memory(ctx))
+        return CLSORT_OK;
+    /* The most any transfer of these arrays takes: two slots of chunk_for(all of it) (an
+     * overlapped upload's slots hold a chunk of every array, a download's one array's chunk). */
+    const size_t need = 2 * chunk_for(ctx, bytes);
+    const int had = ctx->staging.buf && ctx->staging.size >= need;
+    int rc = ensure_staging(ctx, need);
+    /* A driver may map pages only when first written: write new staging once here. */
+    if (rc == CLSORT_OK && !had)
+        memset(ctx->staging.host, 0, ctx->staging.size);
+    const char *env = getenv("CLSORT_OVERLAP");
+    cl_command_queue q;
+    if (rc == CLSORT_OK && !(env && !strcmp(env, "0")))
+        rc = transfer_queue(ctx, &q);
+    return rc;
+}
+
 int clsort__in_pinned(const clsort_ctx *ctx, const void *ptr, size_t bytes)
 {
     const uintptr_t p = (uintptr_t)ptr;

@@ -15,6 +15,10 @@ void clsort__transfer_init(clsort_ctx *ctx);
 /* Waits for every transfer still running, frees the staging and every clsort_host_alloc block. */
 void clsort__transfer_release(clsort_ctx *ctx);
 
+/* Makes ready what host arrays of `bytes` in all (keys and values) will travel through: the
+ * pinned staging and the transfer queue, where the device needs them (clsort_prepare). */
+int clsort__transfer_reserve(clsort_ctx *ctx, size_t bytes);
+
 /* A new pinned block of bytes (clsort_host_alloc), or NULL with the failure recorded. */
 void *clsort__pinned_alloc(clsort_ctx *ctx, size_t bytes);
 /* Frees the block that starts at ptr; anything else is ignored. */

@@ -53,11 +53,11 @@ extern "C" {
 
 /* ---- Version ------------------------------------------------------------------------------- */
 #define CLSORT_VERSION_MAJOR 0
-#define CLSORT_VERSION_MINOR 3
+#define CLSORT_VERSION_MINOR 4
 #define CLSORT_VERSION_PATCH 0
 #define CLSORT_VERSION_NUMBER \
     (CLSORT_VERSION_MAJOR * 10000 + CLSORT_VERSION_MINOR * 100 + CLSORT_VERSION_PATCH)
-#define CLSORT_VERSION_STRING "0.3.0"
+#define CLSORT_VERSION_STRING "0.4.0"
 
 /** Returns CLSORT_VERSION_NUMBER of the library actually linked. */
 CLSORT_API unsigned clsort_version_number(void);
@@ -209,6 +209,32 @@ CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
  *  CLSORT_ERR_UNSUPPORTED here. The host fallback is never used. */
 CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count,
                                  clsort_type type, clsort_algorithm algo, unsigned flags);
+
+/** Gets the context ready for sorts of up to max_n keys of `type` with values of value_size
+ *  bytes (0: keys alone, else 4 or 8) and these flags (as the sorts take them: CLSORT_DESCENDING,
+ *  CLSORT_STABLE, CLSORT_NO_HOST_FALLBACK), so that the first such sort runs at the speed of the
+ *  next ones. It builds, or loads from the disk cache, every program and kernel that
+ *  clsort_sort and clsort_sort_pairs need for any n <= max_n: the network AUTO picks at each size
+ *  and the bitonic network (the one explicit CLSORT_BITONIC sorts use) at every size, each with
+ *  the parameters of that size; sizes the host fallback takes are skipped unless
+ *  CLSORT_NO_HOST_FALLBACK is given. A sort with explicit CLSORT_ODD_EVEN_MERGE or
+ *  CLSORT_ODD_EVEN_TRANSPOSITION still builds its program on first use, unless AUTO picks that
+ *  network at some size up to max_n. It then reserves the device buffers of a sort of max_n keys
+ *  (and values; with CLSORT_STABLE, the 8-byte positions that stand in for them) and the pinned
+ *  staging such a host array travels through (see "Pinned host memory"), touching them once so
+ *  that the driver has really allocated them. Everything stays on the context until
+ *  clsort_destroy and serves later sorts of any size; calling it again with a larger max_n grows
+ *  what it reserved. max_n of 0 or 1 succeeds at once. clsort_get_stats afterwards describes the
+ *  call (build_ns: its compile or cache-load time, total_ns: all of it). Takes the context's lock.
+ *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, a bad type, value_size or flag, or a
+ *  max_n whose arrays cannot be addressed (max_n * (key size + value size) wraps around size_t);
+ *  CLSORT_ERR_UNSUPPORTED for f64 on a device without fp64; CLSORT_ERR_OUT_OF_MEMORY when the
+ *  buffers of max_n keys cannot be reserved (larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE, or the
+ *  device or host refuses them; a size above that limit is refused before anything is built):
+ *  programs already built stay, the buffers are released, and the context stays usable;
+ *  CLSORT_ERR_BUILD or CLSORT_ERR_OPENCL otherwise (see clsort_last_error). */
+CLSORT_API int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
+                              unsigned flags);
 
 /* ---- Segmented sort ------------------------------------------------------------------------ */
 
@@ -388,10 +414,14 @@ typedef struct clsort_stats {
                                      with CL_DEVICE_HOST_UNIFIED_MEMORY), nothing was transferred */
     int pinned_source;          /**< 1: the arrays lay in clsort_host_alloc memory and moved
                                      without staging */
+    uint64_t build_ns;          /**< host clock spent making the programs and kernels the call
+                                     needed: compiling them, or loading them from the disk
+                                     cache (docs/design.md); 0 when the context had them all
+                                     already, as after clsort_prepare */
 } clsort_stats;
 
-/** Copies the statistics of the last sort on the context. For clsort_sort_buffer this waits until
- *  that sort has finished, so that device_ns is known. */
+/** Copies the statistics of the last sort (or clsort_prepare) on the context. For
+ *  clsort_sort_buffer this waits until that sort has finished, so that device_ns is known. */
 CLSORT_API int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats);
 
 /* ---- Tuning (for clsort-tune; docs/tuning.md) ---------------------------------------------- */
