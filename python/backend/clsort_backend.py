@@ -2,21 +2,79 @@
 
 pip builds a package in an isolated environment holding only the package's build requirements,
 downloaded from the index; with setuptools as a requirement, `pip install ./python` failed on a
-machine without network even where Debian's python3-setuptools was installed. The package is a few
-pure-Python modules, so this backend writes the wheel (a zip with a .dist-info) itself, from the
-[project] table of pyproject.toml. It also builds an sdist and an editable wheel (a .pth file).
+machine without network even where Debian's python3-setuptools was installed. So this backend
+writes the wheel (a zip with a .dist-info) itself, from the [project] table of pyproject.toml.
+
+The wheel carries libclsort: build_wheel runs the repository's own Makefile
+(`make -C ROOT BUILD=<tmp> <tmp>/libclsort.so`, so the sources and the kernel embedding are
+exactly those of `make`) and puts the shared library in clsort/lib/ with the shipped device
+configs in clsort/share/clsort/devices/, where the library looks for them relative to its own
+file (PREFIX/lib -> PREFIX/share/clsort/devices, host/config.c). ROOT, the repository, is found
+from this file: python/ inside a checkout (pip >= 21.3 builds in place), the csrc/ copy that an
+sdist of this backend carries, or CLSORT_SOURCE_DIR. CLSORT_BUILD_LIBRARY=0 builds a pure-Python
+wheel that loads an installed libclsort instead (for distributions that package the library).
+It also builds an sdist (with csrc/) and an editable wheel (a .pth file; the library then comes
+from the checkout's build/ or CLSORT_LIBRARY).
 """
 import base64
 import hashlib
 import io
 import json
 import os
+import re
+import shutil
+import subprocess
 import sysconfig
 import tarfile
+import tempfile
 import zipfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # python/
 PACKAGE = "clsort"
+# What the library's build needs from the repository (copied into an sdist as csrc/).
+SOURCE_PARTS = ["Makefile", "include", "host", "kernels", "mk", "configs"]
+DEPS_HINT = ("it needs make, a C compiler, the OpenCL headers and ICD loader and inih "
+             "(Debian: `make deps`, or apt-get install build-essential opencl-headers "
+             "ocl-icd-opencl-dev libinih-dev)")
+
+
+def _is_root(path):
+    return all(os.path.exists(os.path.join(path, p))
+               for p in ("Makefile", "include/clsort.h", "host", "kernels", "mk/embed.c"))
+
+
+def _source_root():
+    """The directory with the library's sources, or a RuntimeError saying where we looked."""
+    env = os.environ.get("CLSORT_SOURCE_DIR")
+    if env:
+        if _is_root(env):
+            return os.path.abspath(env)
+        raise RuntimeError("clsort: CLSORT_SOURCE_DIR=%s is not a clsort source tree (it needs "
+                           "Makefile, include/clsort.h, host/, kernels/ and mk/embed.c)" % env)
+    tried = []
+    for cand in (os.path.dirname(HERE), os.path.join(HERE, "csrc")):
+        if _is_root(cand):
+            return cand
+        tried.append(cand)
+    raise RuntimeError(
+        "clsort: cannot find the library's sources to build libclsort (looked in %s). This "
+        "backend builds from python/ inside a clsort checkout or from an sdist that carries "
+        "csrc/; a pip older than 21.3 copies python/ alone to a temporary directory: upgrade pip, "
+        "set CLSORT_SOURCE_DIR to the checkout, or set CLSORT_BUILD_LIBRARY=0 for a wheel "
+        "without the library (it then loads an installed one)" % " and ".join(tried))
+
+
+def _library_version(root):
+    """MAJOR.MINOR.PATCH from include/clsort.h, the only place the version is written."""
+    with open(os.path.join(root, "include", "clsort.h"), encoding="utf-8") as f:
+        text = f.read()
+    parts = []
+    for part in ("MAJOR", "MINOR", "PATCH"):
+        m = re.search(r"^#define CLSORT_VERSION_%s\s+(\d+)" % part, text, re.M)
+        if not m:
+            raise RuntimeError("clsort: no CLSORT_VERSION_%s in %s/include/clsort.h" % (part, root))
+        parts.append(m.group(1))
+    return ".".join(parts)
 
 
 def _project():
@@ -46,9 +104,28 @@ def _project():
     return project
 
 
+def _version():
+    """The package's version is the library's (pyproject.toml: dynamic = ["version"])."""
+    p = _project()
+    if "version" in p:
+        return p["version"]
+    try:
+        return _library_version(_source_root())
+    except RuntimeError:
+        # An sdist's PKG-INFO holds the version it was made with.
+        pkg_info = os.path.join(HERE, "PKG-INFO")
+        if os.path.exists(pkg_info):
+            with open(pkg_info, encoding="utf-8") as f:
+                m = re.search(r"^Version: (\S+)", f.read(), re.M)
+            if m:
+                return m.group(1)
+        raise
+
+
 def _metadata():
     p = _project()
-    lines = ["Metadata-Version: 2.1", "Name: " + p["name"], "Version: " + p["version"],
+    version = _version()
+    lines = ["Metadata-Version: 2.1", "Name: " + p["name"], "Version: " + version,
              "Summary: " + p.get("description", "")]
     if "requires-python" in p:
         lines.append("Requires-Python: " + p["requires-python"])
@@ -63,7 +140,7 @@ def _metadata():
     if readme:
         with open(os.path.join(HERE, readme), encoding="utf-8") as f:
             text += "Description-Content-Type: text/markdown\n\n" + f.read()
-    return p["name"], p["version"], text
+    return p["name"], version, text
 
 
 def _package_files():
@@ -76,9 +153,13 @@ def _package_files():
     return out
 
 
+def _is_native(arc):
+    return os.path.basename(arc).startswith("libclsort.so")
+
+
 def _tag(files):
     # A bundled libclsort makes the wheel specific to this platform.
-    if any("/libclsort.so" in f for f in files):
+    if any(_is_native(f) for f in files):
         return "py3-none-" + sysconfig.get_platform().replace("-", "_").replace(".", "_")
     return "py3-none-any"
 
@@ -104,7 +185,7 @@ def _write_wheel(wheel_directory, contents):
                          zipfile.ZIP_DEFLATED) as z:
         for arc, data in contents:
             info = zipfile.ZipInfo(arc, date_time=(2020, 1, 1, 0, 0, 0))
-            info.external_attr = (0o755 if "/libclsort.so" in arc else 0o644) << 16
+            info.external_attr = (0o755 if _is_native(arc) else 0o644) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data)
     return wheel_name
@@ -113,6 +194,44 @@ def _write_wheel(wheel_directory, contents):
 def _read(rel):
     with open(os.path.join(HERE, rel), "rb") as f:
         return f.read()
+
+
+def _build_library():
+    """Builds libclsort with the repository's Makefile in a temporary directory; returns the
+    wheel entries: clsort/lib/libclsort.so.N (the soname the bindings load) and the configs."""
+    root = _source_root()
+    make = os.environ.get("MAKE") or shutil.which("make") or shutil.which("gmake")
+    if not make:
+        raise RuntimeError("clsort: building libclsort needs make, which is not on PATH; "
+                           + DEPS_HINT)
+    major = _library_version(root).split(".")[0]
+    jobs = str(max(1, min(os.cpu_count() or 1, 8)))
+    with tempfile.TemporaryDirectory(prefix="clsort-build-") as tmp:
+        build = os.path.join(tmp, "build")
+        # Only the shared library (position-independent objects); the target path must be
+        # spelled as the Makefile's $(BUILD)/libclsort.so.
+        cmd = [make, "-C", root, "-j" + jobs, "BUILD=" + build, build + "/libclsort.so"]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if proc.returncode != 0:
+            out = proc.stdout.decode(errors="replace")
+            raise RuntimeError("clsort: building libclsort failed (%s, exit status %d); %s. "
+                               "Its output ends:\n%s"
+                               % (" ".join(cmd), proc.returncode, DEPS_HINT, out[-6000:]))
+        lib_file = os.path.realpath(os.path.join(build, "libclsort.so"))
+        with open(lib_file, "rb") as f:
+            entries = [(PACKAGE + "/lib/libclsort.so." + major, f.read())]
+    configs = os.path.join(root, "configs")
+    if os.path.isdir(configs):
+        for name in sorted(os.listdir(configs)):
+            if name.endswith(".ini"):
+                with open(os.path.join(configs, name), "rb") as f:
+                    entries.append((PACKAGE + "/share/clsort/devices/" + name, f.read()))
+    return entries
+
+
+def _want_library(config_settings):
+    value = (config_settings or {}).get("build-library", os.environ.get("CLSORT_BUILD_LIBRARY", "1"))
+    return str(value).strip().lower() not in ("0", "no", "false", "off")
 
 
 def get_requires_for_build_wheel(config_settings=None):
@@ -128,7 +247,10 @@ def get_requires_for_build_editable(config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    return _write_wheel(wheel_directory, [(f, _read(f)) for f in _package_files()])
+    entries = [(f, _read(f)) for f in _package_files()]
+    if _want_library(config_settings):
+        entries += _build_library()
+    return _write_wheel(wheel_directory, entries)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
@@ -136,17 +258,38 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
     return _write_wheel(wheel_directory, [(PACKAGE + "_editable.pth", (HERE + "\n").encode())])
 
 
+def _source_files(root):
+    """(path, archive path under csrc/) for every file of SOURCE_PARTS."""
+    out = []
+    for part in SOURCE_PARTS:
+        path = os.path.join(root, part)
+        if os.path.isfile(path):
+            out.append((path, "csrc/" + part))
+            continue
+        for d, dirs, files in os.walk(path):
+            dirs.sort()
+            for name in sorted(files):
+                full = os.path.join(d, name)
+                out.append((full, "csrc/" + os.path.relpath(full, root).replace(os.sep, "/")))
+    return out
+
+
 def build_sdist(sdist_directory, config_settings=None):
     name, version, metadata = _metadata()
     base = "%s-%s" % (name, version)
-    files = ["pyproject.toml", "README.md", "backend/clsort_backend.py"] + _package_files()
+    files = [(os.path.join(HERE, rel), rel) for rel in
+             ["pyproject.toml", "README.md", "backend/clsort_backend.py"] + _package_files()]
     tests = os.path.join(HERE, "tests")
     if os.path.isdir(tests):
-        files += ["tests/" + t for t in sorted(os.listdir(tests)) if t.endswith(".py")]
+        files += [(os.path.join(tests, t), "tests/" + t) for t in sorted(os.listdir(tests))
+                  if t.endswith(".py")]
+    # The library's sources, so that a wheel built from the sdist carries libclsort too.
+    files += _source_files(_source_root())
     sdist_name = base + ".tar.gz"
-    with tarfile.open(os.path.join(sdist_directory, sdist_name), "w:gz", format=tarfile.PAX_FORMAT) as t:
-        for rel in files:
-            t.add(os.path.join(HERE, rel), arcname=base + "/" + rel)
+    with tarfile.open(os.path.join(sdist_directory, sdist_name), "w:gz",
+                      format=tarfile.PAX_FORMAT) as t:
+        for path, rel in files:
+            t.add(path, arcname=base + "/" + rel)
         data = metadata.encode("utf-8")
         info = tarfile.TarInfo(base + "/PKG-INFO")
         info.size = len(data)

@@ -12,7 +12,7 @@ import threading
 # The major version of the library's soname (libclsort.so.0): the ABI these bindings declare.
 SONAME_MAJOR = "0"
 
-# Mirrors of the structs in include/clsort.h (0.3.x). Field order and types must match the header.
+# Mirrors of the structs in include/clsort.h (0.4.x). Field order and types must match the header.
 
 
 class DeviceInfoStruct(ctypes.Structure):
@@ -51,6 +51,7 @@ class StatsStruct(ctypes.Structure):
         ("pinned_bytes", ctypes.c_uint64),
         ("zero_copy", ctypes.c_int),
         ("pinned_source", ctypes.c_int),
+        ("build_ns", ctypes.c_uint64),  # 0.4.0: compile or cache-load time of the call
     ]
 
 
@@ -130,8 +131,11 @@ def _candidates():
             env = os.path.join(env, "libclsort.so." + SONAME_MAJOR)
         return [("CLSORT_LIBRARY", env)]
     here = os.path.dirname(os.path.abspath(__file__))
-    out = [("bundled", os.path.join(here, name))
-           for name in ("libclsort.so." + SONAME_MAJOR, "libclsort.so")]
+    # The wheel's own build (backend/clsort_backend.py puts it in lib/, so that the library finds
+    # the shipped configs in share/clsort/devices/ beside it), then one a packager put here.
+    out = [("bundled", os.path.join(here, "lib", "libclsort.so." + SONAME_MAJOR))]
+    out += [("bundled", os.path.join(here, name))
+            for name in ("libclsort.so." + SONAME_MAJOR, "libclsort.so")]
     # The dynamic loader's own search (LD_LIBRARY_PATH, its cache of ldconfig's directories).
     out.append(("soname", "libclsort.so." + SONAME_MAJOR))
     found = ctypes.util.find_library("clsort")
@@ -162,7 +166,9 @@ class Library:
             except OSError as e:
                 tried.append("%s (%s): %s" % (where, how, e))
         if self.cdll is None:
-            raise OSError("clsort: cannot load libclsort; set CLSORT_LIBRARY to its path. Tried:\n  "
+            raise OSError("clsort: cannot load libclsort. `pip install ./python` from a clsort "
+                          "checkout builds it into the package; else `make` (or `make install`) "
+                          "it and set CLSORT_LIBRARY to its path. Tried:\n  "
                           + "\n  ".join(tried))
         for name, (restype, argtypes) in _REQUIRED.items():
             try:
