@@ -15,6 +15,12 @@ SAN     ?=
 ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost -I$(BUILD) $(CFLAGS)
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(SAN) -Iinclude $(CXXFLAGS)
 LDLIBS  = -lOpenCL -lpthread -lm -linih
+# Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
+# DEB_PKGS); else the library's own radix sort. `make HAVE_HWY=` builds without it. With it the
+# library needs libhwy_contrib, libhwy and libstdc++ (clsort.pc and the CMake package say so).
+HAVE_HWY ?= $(shell echo '\#include <hwy/contrib/sort/vqsort.h>' | $(CXX) -E -x c++ - >/dev/null 2>&1 && echo 1)
+HWY_LIBS  = $(if $(HAVE_HWY),-lhwy_contrib -lhwy -lstdc++)
+LDLIBS   += $(HWY_LIBS)
 
 # The version comes from include/clsort.h, the only place it is written.
 version_part = $(shell sed -n 's/^\#define CLSORT_VERSION_$(1) *\([0-9][0-9]*\).*/\1/p' include/clsort.h)
@@ -42,7 +48,7 @@ CONFIGDIR   = $(DATADIR)/clsort/devices
 LDCONFIG   ?= ldconfig
 
 # What building and running need (a C and C++ compiler assumed); `make deps`.
-DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev
+DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev libhwy-dev
 # Tests, fuzzing, sanitizers, plots, the Python package's tests, the install test (pkg-config,
 # cmake) and the MPI tool; `make deps-dev` installs them with DEB_PKGS.
 DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
@@ -51,8 +57,8 @@ DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy p
 KERNELS   = kernels/common.cl kernels/rows.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl
 LIB_SRCS  = $(wildcard host/*.c)
-LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o)
-PIC_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/pic/%.o)
+LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
+PIC_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/pic/%.o) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)
 # One folder per program under tools/ (docs/design.md, "Source layout").
 CLI_SRCS   = $(wildcard tools/clsort/*.c)
 TUNE_SRCS  = $(wildcard tools/clsort-tune/*.c)
@@ -97,6 +103,11 @@ $(BUILD)/pic/%.o: host/%.c $(wildcard host/*.h) include/clsort.h | $(BUILD)/pic
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 # The data directory compiled in is the last place the runtime looks for shipped configs.
 $(BUILD)/obj/config.o $(BUILD)/pic/config.o: ALL_CFLAGS += -DCLSORT_DATADIR='"$(CONFIGDIR)"'
+$(BUILD)/obj/hostsort.o $(BUILD)/pic/hostsort.o: ALL_CFLAGS += $(if $(HAVE_HWY),-DCLSORT_HAVE_HWY=1)
+$(BUILD)/obj/hostsort_hwy.o: host/hostsort_hwy.cc | $(BUILD)/obj
+	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<
+$(BUILD)/pic/hostsort_hwy.o: host/hostsort_hwy.cc | $(BUILD)/pic
+	$(CXX) $(ALL_CXXFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 $(BUILD)/obj/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 $(BUILD)/pic/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/pic

@@ -148,8 +148,10 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     if (!values)
         flags &= ~CLSORT_STABLE; /* keys that compare equal have identical bits */
     unsigned char *k = keys, *v = values;
-    if (!(flags & CLSORT_NO_HOST_FALLBACK) && total <= ctx->host_fallback_max) {
-        /* A tiny total: the host sort (stable) per segment beats any launch. */
+    if (!(flags & CLSORT_NO_HOST_FALLBACK) &&
+        (total <= ctx->host_fallback_max || (algo == CLSORT_AUTO && total <= ctx->host_path_max))) {
+        /* A tiny total, or AUTO where the host's own sort wins (api_sort.c, use_host): the host
+         * sort per segment beats any launch. */
         for (size_t i = 0; i < nseg && rc == CLSORT_OK; ++i)
             if (offsets[i + 1] - offsets[i] > 1)
                 rc = clsort__host_sort(k + offsets[i] * ks, v ? v + offsets[i] * vs : NULL, vs,

@@ -231,9 +231,13 @@ fail:
     return rc;
 }
 
-static int use_host(const clsort_ctx *ctx, size_t n, unsigned flags)
+/* The host fallback for small inputs, whatever the algorithm; and AUTO's host path, where the
+ * config (or a CPU device's default) says the host's own sort wins. Explicit networks keep
+ * running the networks above the fallback: they are what the data-oblivious guarantee covers. */
+static int use_host(const clsort_ctx *ctx, size_t n, clsort_algorithm algo, unsigned flags)
 {
-    return !(flags & CLSORT_NO_HOST_FALLBACK) && n <= ctx->host_fallback_max;
+    return !(flags & CLSORT_NO_HOST_FALLBACK) &&
+           (n <= ctx->host_fallback_max || (algo == CLSORT_AUTO && n <= ctx->host_path_max));
 }
 
 static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
@@ -244,7 +248,7 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
     int rc;
     if (n < 2) {
         rc = CLSORT_OK;
-    } else if (use_host(ctx, n, flags)) {
+    } else if (use_host(ctx, n, algo, flags)) {
         rc = clsort__host_sort(keys, values, value_size, n, type, flags);
         ctx->stats.host_fallback = 1;
         ctx->stats.algorithm = algo == CLSORT_AUTO ? clsort__resolve_auto(ctx, n) : algo;
@@ -324,7 +328,8 @@ static int clsort_sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, s
                         1, values != NULL);
     if (rc)
         return rc;
-    if ((flags & CLSORT_STABLE) && n > 1)
+    /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
+    if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
         return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
     return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
 }

@@ -107,6 +107,7 @@ typedef struct config_values {
     clsort__auto_rule rules[CLSORT__MAX_AUTO_RULES];
     int nrules;
     uint64_t host_fallback_max;
+    uint64_t host_path_max;
 } config_values;
 
 static void builtin_defaults(const clsort__device *dev, config_values *out)
@@ -124,6 +125,11 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
      * keys (256: 23 us host against 51 us device; 1024: 88 against 57); on PoCL up to about
      * 1024-4096, where launches dominate. */
     out->host_fallback_max = (dev->type & CL_DEVICE_TYPE_GPU) ? 512 : 2048;
+    /* On a CPU device the "device" is the host's own cores: the host's sort (Highway's vqsort,
+     * else the radix sort of hostsort.c) is at least as fast as the PoCL networks at every size
+     * measured (docs/bench/cpu-path-2026-11-24.md), so AUTO takes it everywhere until a tuned
+     * config says up to where. Elsewhere only the fallback above. */
+    out->host_path_max = (dev->type & CL_DEVICE_TYPE_CPU) ? UINT64_MAX : 0;
 }
 
 /* ---- Parsing ------------------------------------------------------------------------------- */
@@ -142,8 +148,8 @@ typedef struct parse_state {
     int nranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
     clsort__auto_rule rules[CLSORT__MAX_AUTO_RULES];
     int nrules, rules_bad;
-    uint64_t host_fallback_max;
-    int have_fallback;
+    uint64_t host_fallback_max, host_path_max;
+    int have_fallback, have_path;
     char dev_name[200], dev_vendor[200], dev_driver[200];
     char last_bad_section[64];
     int problems;
@@ -226,6 +232,15 @@ static void handle_auto(parse_state *st, const char *name, const char *value)
                         "default", value, (unsigned long long)CLSORT__HOST_FALLBACK_LIMIT);
         else
             st->host_fallback_max = v, st->have_fallback = 1;
+        return;
+    }
+    if (!strcmp(name, "host_path_max")) { /* <max_n|max>: AUTO's host path (docs/tuning.md) */
+        uint64_t v = UINT64_MAX;
+        if (strcmp(value, "max") != 0 && parse_u64(value, &v))
+            problem(st, "[auto] host_path_max = %s is not a number or 'max'; using the default",
+                    value);
+        else
+            st->host_path_max = v, st->have_path = 1;
         return;
     }
     if (strcmp(name, "rule") != 0) {
@@ -391,6 +406,10 @@ static int apply_parsed(parse_state *st, config_values *out)
         out->host_fallback_max = st->host_fallback_max;
         ++used;
     }
+    if (st->have_path) {
+        out->host_path_max = st->host_path_max;
+        ++used;
+    }
     return used;
 }
 
@@ -515,4 +534,5 @@ void clsort__load_config(clsort_ctx *ctx)
     memcpy(ctx->auto_rules, v.rules, sizeof ctx->auto_rules);
     ctx->nauto_rules = v.nrules;
     ctx->host_fallback_max = v.host_fallback_max;
+    ctx->host_path_max = v.host_path_max;
 }

@@ -111,6 +111,8 @@ struct clsort_ctx {
     clsort__auto_rule auto_rules[CLSORT__MAX_AUTO_RULES];
     int nauto_rules;
     uint64_t host_fallback_max;    /* clsort_sort sorts n <= this on the host */
+    uint64_t host_path_max;        /* ... and with AUTO n <= this too (CPU devices: the host's
+                                    * own sort on the same cores; [auto] host_path_max) */
     char config_source[1024];      /* path of the tuned config, or "built-in defaults" */
 
     /* Scratch device buffers, reused across calls: 0 and 1 hold host-array sorts' keys and
