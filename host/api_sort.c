@@ -283,6 +283,14 @@ static int stable_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_
                         clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     const size_t ks = clsort_type_size(type);
+    /* The device sorts the keys with 8-byte positions: sizes no buffer can hold fail here,
+     * before three host copies of that size are asked for. */
+    if (n * ks > ctx->dev.max_alloc || n * sizeof(uint64_t) > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "clsort_sort_pairs: %zu keys with positions need %zu bytes in one "
+                            "buffer, more than CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                            n, n * sizeof(uint64_t), (unsigned long long)ctx->dev.max_alloc,
+                            ctx->dev.name);
     uint64_t *pos = malloc(n * sizeof *pos);
     unsigned char *vcopy = malloc(n * value_size);
     if (!pos || !vcopy) {
@@ -343,6 +351,14 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
         return rc;
     if (flags & CLSORT_STABLE)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED, "clsort_sort_batch: CLSORT_STABLE");
+    /* count * n keys, and their bytes, must not wrap around size_t (check_args saw n alone):
+     * every size below (buffers, transfers, the in-place copy) is a multiple of it. */
+    const size_t ks = clsort_type_size(type);
+    if (count && (n > SIZE_MAX / count || n * count > SIZE_MAX / ks / 2))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "clsort_sort_batch: %zu arrays of %zu keys of %zu bytes cannot be "
+                            "addressed",
+                            count, n, ks);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     if (n >= 2 && count > 0)
