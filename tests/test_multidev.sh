@@ -53,6 +53,117 @@ rm -f "$W/x.bin"
 if [ $rc = 4 ] && [ ! -e "$W/x.bin" ]; then pass "unknown device in a list: status 4, no output"
 else fail "unknown device in a list: status 4, no output (got $rc)"; fi
 
+# ---- Key ranges (issue 28): each device sorts the records of its key range, written in place ----
+# Every key type both ways, against the reference and against one device with -s.
+for t in u32 i32 f32 u64 i64 f64 u32be i64be f64be; do
+    base=${t%be}; sz=4; case $base in *64) sz=8 ;; esac
+    "$REF" gen "$base" "$sz" 0 120000 $((SEED + 7)) 0 >"$W/t.bin"
+    for r in "" r; do
+        if [ "$base" != "$t" ]; then
+            "$REF" swap "$base" <"$W/t.bin" >"$W/tb.bin"
+            "$REF" sort "$base" "$sz" 0 $r <"$W/t.bin" | "$REF" swap "$base" >"$W/ref.bin"
+            mv "$W/tb.bin" "$W/t.bin"
+        else
+            "$REF" sort "$t" "$sz" 0 $r <"$W/t.bin" >"$W/ref.bin"
+        fi
+        ropt=""; [ -z "$r" ] || ropt=-r
+        if "$CLSORT" -d cpu:all -t "$t" $ropt -o "$W/m.bin" "$W/t.bin" && cmp -s "$W/m.bin" "$W/ref.bin"; then
+            pass "key ranges: $t ${ropt:-ascending} matches the reference"
+        else fail "key ranges: $t ${ropt:-ascending} matches the reference"; fi
+    done
+done
+"$CLSORT" -d 0:0 -s -t f64 -r -o "$W/one.bin" "$W/t.bin"
+if "$CLSORT" -d 0:0,0:1 -s -t f64 -r -o "$W/m.bin" "$W/t.bin" && cmp -s "$W/m.bin" "$W/one.bin"; then
+    pass "key ranges: f64be -r, same bytes as one device with -s"
+else fail "key ranges: f64be -r, same bytes as one device with -s"; fi
+
+# Records with payload: skew (90% of the records share one key) and all keys equal; the split
+# falls inside the group of equal keys, which must keep input order across the boundary.
+/usr/bin/python3 - "$W" "$SEED" <<'PY'
+import sys, numpy as np
+w, seed = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(seed)
+n = 300000
+rec = np.zeros(n, dtype=[("k", "<u4"), ("i", "<u8")])
+rec["k"] = np.where(rng.random(n) < 0.9, 12345, rng.integers(0, 2**32, n, dtype=np.uint64)).astype(np.uint32)
+rec["i"] = np.arange(n)
+rec.tofile(w + "/skew.bin")
+rec["k"] = 7
+rec.tofile(w + "/equal.bin")
+PY
+"$REF" sort u32 12 0 <"$W/skew.bin" >"$W/ref.bin"
+if "$CLSORT" -v -d cpu:all -s -R 12 -o "$W/m.bin" "$W/skew.bin" 2>"$W/err" && cmp -s "$W/m.bin" "$W/ref.bin"; then
+    pass "key ranges: 90% one key, stable, same as the reference"
+else fail "key ranges: 90% one key, stable, same as the reference"; fi
+# Equal shares: both devices get 40-60% even though one key holds 90% of the records.
+if awk '/ records \(/ { sub(/.*records \(/, ""); sub(/%.*/, ""); if ($0 + 0 < 40 || $0 + 0 > 60) bad = 1; c++ } END { exit !(c == 2 && !bad) }' "$W/err"; then
+    pass "key ranges: 90% one key still splits evenly between the devices"
+else fail "key ranges: 90% one key still splits evenly between the devices ($(grep ' records (' "$W/err" | tr '\n' ' '))"; fi
+if "$CLSORT" -d cpu:all -R 12 -o "$W/m.bin" "$W/equal.bin" && cmp -s "$W/m.bin" "$W/equal.bin"; then
+    pass "key ranges: all keys equal, input order kept"
+else fail "key ranges: all keys equal, input order kept"; fi
+if "$CLSORT" -d cpu:all -u -R 12 -o "$W/m.bin" "$W/equal.bin" && [ "$(wc -c <"$W/m.bin")" = 12 ] &&
+    cmp -s "$W/m.bin" "$W/equal.bin" -n 12; then
+    pass "key ranges: all keys equal with -u: the first record only (the group straddles the devices)"
+else fail "key ranges: all keys equal with -u: the first record only"; fi
+# Unequal shares (CLSORT_CLI_DEVICE_WEIGHTS), -u across the boundary, and a range larger than a
+# device sort (-S): each device sorts runs of its own and merges them in memory.
+"$REF" sort u32 12 0 <"$W/skew.bin" >"$W/ref.bin"
+if CLSORT_CLI_DEVICE_WEIGHTS=1,3 "$CLSORT" -v -d cpu:all -R 12 -o "$W/m.bin" "$W/skew.bin" 2>"$W/err" &&
+    cmp -s "$W/m.bin" "$W/ref.bin" && grep -q "records (2[0-9]\.[0-9]%;" "$W/err"; then
+    pass "key ranges: shares 1:3 give a quarter to the first device, same bytes"
+else fail "key ranges: shares 1:3 give a quarter to the first device, same bytes"; fi
+for S in 64K 1M; do
+    if "$CLSORT" -v -d cpu:all -S $S -R 12 -o "$W/m.bin" "$W/skew.bin" 2>"$W/err" && cmp -s "$W/m.bin" "$W/ref.bin" &&
+        [ "$(grep -c 'in [2-9][0-9]* device sorts' "$W/err")" = 2 ]; then
+        pass "key ranges: -S $S, each range sorted in runs of its own and merged"
+    else fail "key ranges: -S $S, each range sorted in runs of its own and merged"; fi
+done
+if "$CLSORT" -d cpu:all -S 64K -t i64 -R 20 -k 5 -o "$W/m.bin" "$W/r.bin" && cmp -s "$W/m.bin" "$W/rone.bin" &&
+   "$CLSORT" -d cpu:all -S 64K -u -R 12 -o "$W/m.bin" "$W/equal.bin" && [ "$(wc -c <"$W/m.bin")" = 12 ]; then
+    pass "key ranges: -S with offsets keys and with -u"
+else fail "key ranges: -S with offset keys and with -u"; fi
+# Several keys and -u, several inputs, against the multi-key reference.
+"$REF" gen u32 16 0 150000 $((SEED + 3)) 50 >"$W/k1.bin"
+"$REF" gen u32 16 0 50000 $((SEED + 4)) 50 >"$W/k2.bin"
+cat "$W/k1.bin" "$W/k2.bin" | "$REF" msort 16 u 0:u32 8:i64:r >"$W/ref.bin"
+for S in 0 128K; do
+    opt=""; [ "$S" = 0 ] || opt="-S $S"
+    if "$CLSORT" -d cpu:all $opt -u -R 16 --key 0:u32 --key 8:i64:r -o "$W/m.bin" "$W/k1.bin" "$W/k2.bin" &&
+        cmp -s "$W/m.bin" "$W/ref.bin"; then
+        pass "key ranges: --key twice, -u, two inputs ${opt:-(no -S)}"
+    else fail "key ranges: --key twice, -u, two inputs ${opt:-(no -S)}"; fi
+done
+# Standard input takes the rounds path; CLSORT_CLI_KEY_RANGES=0 too: the same bytes.
+"$REF" sort u32 12 0 <"$W/skew.bin" >"$W/ref.bin"
+if "$CLSORT" -d cpu:all -R 12 -o "$W/m.bin" <"$W/skew.bin" && cmp -s "$W/m.bin" "$W/ref.bin" &&
+   CLSORT_CLI_KEY_RANGES=0 "$CLSORT" -d cpu:all -R 12 -o "$W/m2.bin" "$W/skew.bin" && cmp -s "$W/m2.bin" "$W/ref.bin"; then
+    pass "standard input and CLSORT_CLI_KEY_RANGES=0 (runs and a merge): same bytes"
+else fail "standard input and CLSORT_CLI_KEY_RANGES=0 (runs and a merge): same bytes"; fi
+# Output to a pipe (not seekable): the ranges are written in order.
+if "$CLSORT" -d cpu:all -R 12 -o - "$W/skew.bin" | cmp -s - "$W/ref.bin"; then
+    pass "key ranges: to a pipe, same bytes"
+else fail "key ranges: to a pipe, same bytes"; fi
+# A device failing mid-sort (after its first device sort): exit 4, one line, the input untouched
+# (in place), nothing left in its directory.
+mkdir "$W/f" && cp "$W/skew.bin" "$W/f/in.bin" && cp "$W/skew.bin" "$W/f/orig"
+for S in 0 64K; do
+    opt=""; [ "$S" = 0 ] || opt="-S $S"
+    CLSORT_TEST_DEVICE_FAULT=1 "$CLSORT" -d cpu:all $opt -R 12 "$W/f/in.bin" 2>"$W/err"; rc=$?
+    if [ $rc = 4 ] && [ "$(wc -l <"$W/err")" = 1 ] && grep -q "CLSORT_TEST_DEVICE_FAULT" "$W/err" &&
+        cmp -s "$W/f/in.bin" "$W/f/orig" && [ "$(ls -A "$W/f" | wc -l)" = 2 ]; then
+        pass "a device failing mid-sort ${opt:-(no -S)}: exit 4, one line, input untouched, no stray files"
+    else fail "a device failing mid-sort ${opt:-(no -S)}: exit 4 (got $rc: $(cat "$W/err")), input untouched, no stray files ($(ls -A "$W/f" | tr '\n' ' '))"; fi
+done
+# Rates measured (an input of several calibration sorts), -v's breakdown.
+"$REF" gen u32 4 0 2200000 $((SEED + 9)) 0 >"$W/big.bin"
+"$REF" sort u32 4 0 <"$W/big.bin" >"$W/ref.bin"
+if CLSORT_CLI_DEVICE_WEIGHTS=measure "$CLSORT" -v -d cpu:all -o "$W/m.bin" "$W/big.bin" 2>"$W/err" && cmp -s "$W/m.bin" "$W/ref.bin" &&
+    grep -q "measured rate" "$W/err" && grep -q "^clsort: route" "$W/err" && grep -q "^clsort: read" "$W/err" &&
+    [ "$(grep -c '^clsort:   sort' "$W/err")" = 2 ] && grep -q "^clsort: sync" "$W/err"; then
+    pass "key ranges: measured rates, -v shows read, route, sort per device, write and sync"
+else fail "key ranges: measured rates, -v shows read, route, sort per device, write and sync"; fi
+
 # CLSORT_TEST_SAN: the sanitizer flags the library was built with (make check-sanitize).
 if ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror ${CLSORT_TEST_SAN:-} -o "$W/multi_device" \
     docs/examples/multi_device.c -Iinclude "$BUILD/libclsort.a" -lOpenCL -lpthread -lm -linih; then

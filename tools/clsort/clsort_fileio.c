@@ -405,6 +405,17 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
 {
     const uint64_t t0 = cli_now_ns();
     const uint64_t start = w->written, total = len;
+    if (w->mem) { /* cli_writer_open_memory */
+        if (len > w->mem_cap - w->written) {
+            cli_error("%s: %zu bytes more than the %llu bytes reserved", w->name, len,
+                      (unsigned long long)w->mem_cap);
+            return CLI_EXIT_IO;
+        }
+        memcpy(w->mem + w->written, p, len);
+        w->written += len;
+        w->write_ns += cli_now_ns() - t0;
+        return CLI_EXIT_OK;
+    }
     while (len > 0) {
         const ssize_t r = write(w->fd, p, len);
         if (r < 0) {

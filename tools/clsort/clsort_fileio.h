@@ -67,6 +67,8 @@ typedef struct cli_writer {
      * final_path; a non-zero return (after printing why) abandons the result instead. */
     int (*before_replace)(void *user, const char *final_path);
     void *before_replace_user;
+    unsigned char *mem;  /* cli_writer_open_memory: the bytes go here, mem_cap at most */
+    uint64_t mem_cap;
 } cli_writer;
 
 /** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the
@@ -79,6 +81,29 @@ int cli_writer_open_output(cli_writer *w, const char *output, const char *input_
 /** Opens an anonymous temporary file under `dir` for a run (removed from the directory at once,
  *  so that nothing can be left behind). Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
 int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size);
+
+/** Opens a writer whose bytes go to memory: `dst`, at most `cap` bytes (more is an error,
+ *  printed). The merge writes through it where its output stays in host memory (the several-
+ *  device path, clsort_multidev.c). commit frees it; `written` says how much it holds. */
+int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size);
+
+/** Whether the output can be written at known offsets (cli_writer_pwrite): a regular file
+ *  (the temporary file of a replace, or a run), not a pipe, a device or standard output. */
+int cli_writer_seekable(const cli_writer *w);
+
+/** Writes `len` bytes at byte `off` of a seekable writer's file with pwrite, split into pieces
+ *  of at least 8 MiB over up to `threads` threads (the calling one included); starts each
+ *  piece's writeback when the writer streams its sync. Leaves the writer's buffer and counters
+ *  alone, so that several threads may write disjoint ranges at once; cli_writer_advance then
+ *  moves the writer past them. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (disk full,
+ *  file too large: the message a sequential write gives). */
+int cli_writer_pwrite(cli_writer *w, const void *data, size_t len, uint64_t off,
+                      unsigned threads);
+
+/** Says that cli_writer_pwrite filled the `len` bytes after what the writer has written (its
+ *  buffer must be empty): later writes go after them. `ns`: the time they took, for -v.
+ *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_advance(cli_writer *w, uint64_t len, uint64_t ns);
 
 /** Appends bytes. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (disk full, ...). */
 int cli_writer_put(cli_writer *w, const void *data, size_t len);

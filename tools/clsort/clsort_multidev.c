@@ -1,9 +1,26 @@
-/* clsort_multidev.c - several devices in one clsort process. The library keeps one context per
- * device, so here each device gets its own context and thread. The input is cut into consecutive
- * runs; each round reads one run per device, sorts them all at once, and hands them to the run set
- * in input order. The merge of clsort_merge.c breaks ties by run position, and each run is sorted
- * with ties in input order, so the bytes are exactly those of a one-device sort (with -s, the
- * stable order). */
+/* clsort_multidev.c - several devices in one clsort process (-d 0:0,0:1, gpu:all, cpu:all, all).
+ * The library keeps one context per device, so each device gets its own context and thread.
+ *
+ * Key ranges (issue 28), for inputs that are regular files and fit in host memory twice: the
+ * input is read into memory while the contexts are made (and the rates of devices of different
+ * models measured: ranges in proportion to them); a
+ * regular sample gives nd-1 splitters, each record goes to the device that owns its key range,
+ * each device sorts its range (in runs of its own, merged in memory, when the range is larger than
+ * a device sort: -S or the device's memory) and its range is written at its final offset. No run
+ * files and no host merge of the devices' results.
+ *
+ * The same bytes as one device with -s: every record is placed by (its keys, its input position),
+ * as clsort-mpi does (tools/clsort-mpi/mpi_exchange.c). Those pairs are all distinct, so a file of
+ * equal keys still splits where the weights say, and a boundary inside a group of equal keys puts
+ * the earlier records on the lower device. The routing keeps input order inside a range, each
+ * device sorts with ties in input order (cli_chunk_sort) and merges its runs with ties by run, so
+ * the concatenation of the ranges is the stable order. With -u, a group of equal records may
+ * straddle a boundary: the next range's first record is dropped when it equals the previous
+ * range's last one.
+ *
+ * Other inputs (standard input, several hundred devices, an input too large for host memory)
+ * take the rounds path below: each round reads one run per device, sorts them all at once, and
+ * the runs are merged as an external sort's are, which gives the same bytes. */
 #include "clsort_multidev.h"
 
 #include <pthread.h>
@@ -14,6 +31,7 @@
 #include "clsort_devlist.h"
 #include "clsort_fileio.h"
 #include "clsort_guard.h"
+#include "clsort_losertree.h"
 #include "clsort_merge.h"
 #include "clsort_messages.h"
 #include "clsort_records.h"
@@ -90,7 +108,7 @@ static int md_write_run(cli_run_set *runs, const cli_opts *o, const cli_keyspec 
     return rc != CLI_EXIT_OK ? rc : cli_runs_add(runs, fd, bytes);
 }
 
-int cli_sort_multidev(const cli_opts *o)
+static int md_sort_rounds(const cli_opts *o)
 {
     const uint64_t t0 = cli_now_ns();
     const size_t R = o->record_size;
@@ -235,4 +253,814 @@ done:
     free(th);
     cli_devlist_free(&devs);
     return rc;
+}
+
+/* ---- Key ranges ------------------------------------------------------------------------------ */
+
+#define MD_SAMPLES_PER_DEVICE 1024
+#define MD_CALIB_KEYS ((size_t)1 << 18)
+#define MD_MAX_DEVICES 255                   /* a device index fits the routing's byte */
+#define MD_MERGE_BUF ((size_t)1 << 20)       /* the buffer of a range's in-memory merge */
+#define MD_NOT_HERE (-1)                     /* md_sort_ranges: nothing done, take the rounds */
+
+typedef struct md_job md_job;
+
+typedef struct md_dev {
+    md_job *job;
+    size_t index;
+    const char *spec;
+    clsort_ctx *ctx;
+    int create_rc;              /* clsort_create's answer */
+    clsort_device_info di;
+    int have_di;
+    double rate;                /* keys a second in the calibration sort; 0: not measured */
+    double weight;              /* its share of the input */
+    uint64_t setup_ns;          /* context and calibration, on its thread */
+    size_t cap;                 /* records one device sort takes */
+    unsigned char *src;         /* the range, routed: n records in input order (in the B buffer) */
+    unsigned char *alt;         /* as many bytes at the same place of the A buffer */
+    size_t n;
+    uint64_t out_off;           /* where the range starts in the output (without -u) */
+    const unsigned char *res;   /* the sorted range: res_len bytes (src, alt) */
+    size_t res_len;
+    unsigned runs;              /* device sorts of the range */
+    uint64_t sort_ns, merge_ns, write_ns;
+    cli_sort_stats st;
+    int rc;
+} md_dev;
+
+struct md_job {
+    const cli_opts *o;
+    cli_keyspec ks;
+    size_t nd;
+    md_dev *dev;
+    cli_writer *out;
+    int direct;                 /* each device writes its range itself, at out_off */
+    unsigned write_threads;     /* per device */
+    size_t calib_keys;          /* 0: no calibration */
+    int calib_always;           /* measure identical devices too (CLSORT_CLI_DEVICE_WEIGHTS=measure) */
+    pthread_mutex_t mu;         /* the setup threads wait for each other's device info */
+    pthread_cond_t cv;
+    size_t ready;               /* setup threads past clsort_create */
+    int abort_wait;             /* a setup thread could not be started: nobody waits */
+    long fault;                 /* CLSORT_TEST_DEVICE_FAULT: this device fails after one sort */
+};
+
+static unsigned md_cores(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+/* The calibration: two sorts of MD_CALIB_KEYS keys of the input's type, in the input's shape
+ * (pairs when records are larger than the key), the second one timed. The first one builds the
+ * programs, which the range's sort would do anyway: it is setup overlapped with the read. */
+static void md_calibrate(md_dev *d)
+{
+    const md_job *const j = d->job;
+    const cli_keyspec *const ks = &j->ks;
+    const size_t n = j->calib_keys, K = ks->key_size;
+    const int pairs = cli_keyspec_pairs(ks);
+    unsigned char *const keys = malloc(n * K);
+    uint32_t *const idx = pairs ? malloc(n * sizeof *idx) : NULL;
+    uint64_t x = 0x9E3779B97F4A7C15u ^ (uint64_t)d->index;
+    const unsigned flags = (ks->reverse ? CLSORT_DESCENDING : 0u) |
+                           (pairs && j->o->stable ? CLSORT_STABLE : 0u);
+    for (int round = 0; keys && (idx || !pairs) && round < 2; ++round) {
+        for (size_t i = 0; i < n * K; i += 8) { /* xorshift64: any bits; NaNs sort too */
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            memcpy(keys + i, &x, n * K - i < 8 ? n * K - i : 8);
+        }
+        for (size_t i = 0; pairs && i < n; ++i)
+            idx[i] = (uint32_t)i;
+        const uint64_t t0 = cli_now_ns();
+        const int rc = pairs ? clsort_sort_pairs(d->ctx, keys, idx, sizeof *idx, n, ks->type,
+                                                 j->o->algorithm, flags)
+                             : clsort_sort(d->ctx, keys, n, ks->type, j->o->algorithm, flags);
+        const uint64_t ns = cli_now_ns() - t0;
+        if (rc != CLSORT_OK)
+            break; /* the range's sort reports it */
+        if (round == 1 && ns > 0)
+            d->rate = (double)n / ((double)ns / 1e9);
+    }
+    free(keys);
+    free(idx);
+}
+
+/* One calibration at a time: devices that share the host's cores (PoCL's CPU devices, or a GPU
+ * driver's host threads) would otherwise measure each other; a device's rate is its own. */
+static pthread_mutex_t md_calib_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The same model: same name, platform, compute units and memory. Such devices get equal shares
+ * without a measurement, which on devices that share cores could only add noise. */
+static int md_same_model(const md_dev *a, const md_dev *b)
+{
+    return a->have_di && b->have_di && strcmp(a->di.name, b->di.name) == 0 &&
+           strcmp(a->di.platform, b->di.platform) == 0 &&
+           a->di.compute_units == b->di.compute_units && a->di.global_mem == b->di.global_mem &&
+           a->di.max_alloc == b->di.max_alloc;
+}
+
+static void *md_setup_main(void *arg)
+{
+    md_dev *const d = arg;
+    md_job *const j = d->job;
+    const uint64_t t0 = cli_now_ns();
+    d->create_rc = clsort_create(&d->ctx, d->spec);
+    if (d->create_rc == CLSORT_OK)
+        d->have_di = clsort_get_device_info(d->ctx, &d->di) == CLSORT_OK;
+    /* Whether to measure depends on all the devices: wait for the others' info. */
+    pthread_mutex_lock(&j->mu);
+    j->ready += 1;
+    pthread_cond_broadcast(&j->cv);
+    while (j->ready < j->nd && !j->abort_wait)
+        pthread_cond_wait(&j->cv, &j->mu);
+    const int all = j->ready == j->nd;
+    pthread_mutex_unlock(&j->mu);
+    int measure = all && j->calib_keys > 0 && d->create_rc == CLSORT_OK;
+    int identical = 1;
+    for (size_t e = 0; measure && e < j->nd; ++e) {
+        if (j->dev[e].create_rc != CLSORT_OK || !j->dev[e].have_di)
+            measure = 0; /* that device fails: nothing will be sorted */
+        else if (!md_same_model(d, &j->dev[e]))
+            identical = 0;
+    }
+    if (measure && (!identical || j->calib_always) &&
+        !(j->ks.type == CLSORT_F64 && d->have_di && !d->di.has_fp64)) {
+        pthread_mutex_lock(&md_calib_lock);
+        md_calibrate(d);
+        pthread_mutex_unlock(&md_calib_lock);
+    }
+    d->setup_ns = cli_now_ns() - t0;
+    return NULL;
+}
+
+/* Records one device sort takes: -S if given, else what the device holds (keys and scratch,
+ * pairs as in clsort_extsort.c). The range is in host memory already, so host memory does not
+ * bound it. */
+static size_t md_device_cap(const cli_opts *o, const cli_keyspec *ks, const md_dev *d)
+{
+    const size_t R = ks->record_size, K = ks->key_size;
+    const int pairs = cli_keyspec_pairs(ks);
+    const uint64_t V = pairs ? 8 : 0, Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    uint64_t n = o->buffer_size ? o->buffer_size / R : UINT64_MAX;
+    if (d->have_di && d->di.max_alloc && d->di.global_mem) {
+        uint64_t cap = d->di.max_alloc / (Kd > V ? Kd : V);
+        const uint64_t g = d->di.global_mem / 4 * 3 / (2 * (Kd + V));
+        if (g < cap)
+            cap = g;
+        if (cap > 0 && n > cap)
+            n = cap;
+    }
+    if (n > SIZE_MAX / (R + K + 8))
+        n = SIZE_MAX / (R + K + 8);
+    return n ? (size_t)n : 1;
+}
+
+/* ---- Splitters and routing ---- */
+
+typedef struct md_sample {
+    uint64_t ord;               /* first key's ordinal */
+    uint64_t pos;               /* input position */
+    const unsigned char *rec;
+} md_sample;
+
+/* qsort's comparator needs the key spec; only the main thread sorts samples. */
+static const cli_keyspec *md_sample_ks;
+
+static int md_cmp(const cli_keyspec *ks, uint64_t ord, uint64_t pos, const unsigned char *rec,
+                  const md_sample *s)
+{
+    if (ord != s->ord)
+        return ord < s->ord ? -1 : 1;
+    if (ks->nextra) {
+        const int c = cli_extra_cmp(ks, rec, s->rec);
+        if (c)
+            return c;
+    }
+    return (pos > s->pos) - (pos < s->pos);
+}
+
+static int md_cmp_samples(const void *a, const void *b)
+{
+    const md_sample *const x = a;
+    return md_cmp(md_sample_ks, x->ord, x->pos, x->rec, b);
+}
+
+/* The nd-1 splitters: a regular sample of the input sorted by (keys, position), cut where the
+ * devices' weights add up. Device d owns the records from splitter d-1 (inclusive) to splitter d
+ * (exclusive). Returns CLI_EXIT_OK or CLI_EXIT_IO (out of memory, printed). */
+static int md_splitters(const md_job *j, const unsigned char *recs, size_t N, md_sample *split)
+{
+    const size_t R = j->ks.record_size, nd = j->nd;
+    size_t S = MD_SAMPLES_PER_DEVICE * nd;
+    if (S > N)
+        S = N;
+    md_sample *const sm = cli_malloc((S ? S : 1) * sizeof *sm, "the sample");
+    if (!sm)
+        return CLI_EXIT_IO;
+    for (size_t i = 0; i < S; ++i) {
+        /* The start of each of S equal parts: with all keys equal the splitters fall exactly
+         * where the weights put them. */
+        const size_t p = (size_t)(((uint64_t)i * N) / S);
+        sm[i] = (md_sample){ cli_key_ordinal(&j->ks, recs + p * R), p, recs + p * R };
+    }
+    md_sample_ks = &j->ks;
+    qsort(sm, S, sizeof *sm, md_cmp_samples);
+    double total = 0, cum = 0;
+    for (size_t d = 0; d < nd; ++d)
+        total += j->dev[d].weight;
+    for (size_t d = 0; d + 1 < nd; ++d) {
+        cum += j->dev[d].weight;
+        size_t at = S ? (size_t)(cum / total * (double)S) : 0;
+        if (at >= S) /* past the sample: the rest goes to no later device */
+            split[d] = (md_sample){ UINT64_MAX, UINT64_MAX, NULL };
+        else
+            split[d] = sm[at];
+    }
+    free(sm);
+    return CLI_EXIT_OK;
+}
+
+typedef struct md_router {
+    const md_job *j;
+    const md_sample *split;
+    const unsigned char *in;    /* the A buffer */
+    unsigned char *out;         /* the B buffer */
+    unsigned char *bid;         /* each record's device */
+    size_t lo, hi;              /* this thread's records */
+    uint64_t *count;            /* nd: records of each device in [lo, hi) */
+    uint64_t *at;               /* nd: where this thread's records of each device go in B */
+} md_router;
+
+static void *md_route_count(void *arg)
+{
+    md_router *const r = arg;
+    const cli_keyspec *const ks = &r->j->ks;
+    const size_t R = ks->record_size, last = r->j->nd - 1;
+    if (last == 1 && !ks->nextra && r->split[0].rec) {
+        /* Two devices, one key: one comparison of ordinals, the position only on a tie. */
+        const uint64_t so = r->split[0].ord, sp = r->split[0].pos;
+        uint64_t n1 = 0;
+        for (size_t i = r->lo; i < r->hi; ++i) {
+            const uint64_t ord = cli_key_ordinal(ks, r->in + i * R);
+            const unsigned char b = ord > so || (ord == so && i >= sp);
+            r->bid[i] = b;
+            n1 += b;
+        }
+        r->count[1] += n1;
+        r->count[0] += (r->hi - r->lo) - n1;
+        return NULL;
+    }
+    for (size_t i = r->lo; i < r->hi; ++i) {
+        const unsigned char *const rec = r->in + i * R;
+        const uint64_t ord = cli_key_ordinal(ks, rec);
+        size_t d = 0;
+        while (d < last && (r->split[d].rec == NULL ? 0 : md_cmp(ks, ord, i, rec, &r->split[d]) >= 0))
+            ++d;
+        r->bid[i] = (unsigned char)d;
+        r->count[d] += 1;
+    }
+    return NULL;
+}
+
+static void *md_route_scatter(void *arg)
+{
+    md_router *const r = arg;
+    const size_t R = r->j->ks.record_size;
+    if (R == 4 || R == 8) { /* a constant-size copy the compiler turns into one move */
+        for (size_t i = r->lo; i < r->hi; ++i) {
+            const size_t d = r->bid[i];
+            if (R == 4)
+                memcpy(r->out + r->at[d] * 4, r->in + i * 4, 4);
+            else
+                memcpy(r->out + r->at[d] * 8, r->in + i * 8, 8);
+            r->at[d] += 1;
+        }
+        return NULL;
+    }
+    for (size_t i = r->lo; i < r->hi; ++i) {
+        const size_t d = r->bid[i];
+        memcpy(r->out + r->at[d] * R, r->in + i * R, R);
+        r->at[d] += 1;
+    }
+    return NULL;
+}
+
+/* Runs fn on every router, one thread each (the last on this one). */
+static void md_run_all(md_router *r, size_t nt, void *(*fn)(void *))
+{
+    pthread_t th[16];
+    int started[16] = { 0 };
+    for (size_t t = 0; t + 1 < nt; ++t)
+        started[t] = pthread_create(&th[t], NULL, fn, &r[t]) == 0;
+    fn(&r[nt - 1]);
+    for (size_t t = 0; t + 1 < nt; ++t) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            fn(&r[t]);
+    }
+}
+
+/* Moves every record of A into its device's range of B, in input order inside each range, and
+ * sets each device's src, alt, n and out_off. Returns the number of routing threads, or 0 when
+ * out of memory (printed). */
+static size_t md_route(md_job *j, const md_sample *split, unsigned char *A, unsigned char *B,
+                       size_t N)
+{
+    const size_t nd = j->nd, R = j->ks.record_size;
+    size_t nt = md_cores();
+    if (nt > 16)
+        nt = 16;
+    if (nt > N / 65536 + 1)
+        nt = N / 65536 + 1; /* small inputs: one thread */
+    unsigned char *const bid = cli_malloc(N ? N : 1, "the routing");
+    md_router *const r = calloc(nt, sizeof *r);
+    uint64_t *const cnt = calloc(nt * nd * 2, sizeof *cnt);
+    if (!bid || !r || !cnt) {
+        free(bid);
+        free(r);
+        free(cnt);
+        cli_error("out of host memory for the routing");
+        return 0;
+    }
+    for (size_t t = 0; t < nt; ++t)
+        r[t] = (md_router){ j, split, A, B, bid, N * t / nt, N * (t + 1) / nt, cnt + t * nd,
+                            cnt + (nt + t) * nd };
+    md_run_all(r, nt, md_route_count);
+    uint64_t start = 0;
+    for (size_t d = 0; d < nd; ++d) {
+        md_dev *const dv = &j->dev[d];
+        dv->src = B + start * R;
+        dv->alt = A + start * R;
+        dv->out_off = start * R;
+        dv->n = 0;
+        for (size_t t = 0; t < nt; ++t) {
+            r[t].at[d] = start;
+            start += r[t].count[d];
+            dv->n += r[t].count[d];
+        }
+    }
+    md_run_all(r, nt, md_route_scatter);
+    free(bid);
+    free(r);
+    free(cnt);
+    return nt;
+}
+
+/* ---- One device's range ---- */
+
+typedef struct md_mem_sources {
+    const unsigned char **data;
+    size_t *len;
+    unsigned char *given;
+} md_mem_sources;
+
+static int md_mem_pull(void *user, size_t src, const unsigned char **data, size_t *len)
+{
+    md_mem_sources *const m = user;
+    *data = m->data[src];
+    *len = m->given[src] ? 0 : m->len[src];
+    m->given[src] = 1;
+    return CLI_EXIT_OK;
+}
+
+/* Sorts the range in device sorts of at most cap records. One sort: the result is the range
+ * itself (sorted in place) or, for records sorted as (key, index) pairs and for -u, the records
+ * gathered in order into alt. Several: each run is sorted (and gathered into alt), then the runs
+ * are merged in memory into the other buffer. */
+static int md_sort_range(md_dev *d)
+{
+    md_job *const j = d->job;
+    const cli_keyspec *const ks = &j->ks;
+    const size_t R = ks->record_size, cap = d->cap, n = d->n;
+    const int pairs = cli_keyspec_pairs(ks);
+    const size_t nsub = n ? (n + cap - 1) / cap : 1;
+    const size_t scap = n < cap ? n : cap;
+    cli_chunk c;
+    memset(&c, 0, sizeof c);
+    const unsigned char **const sub = calloc(nsub, sizeof *sub);
+    size_t *const sublen = calloc(nsub, sizeof *sublen);
+    unsigned char *const given = calloc(nsub, 1);
+    int rc = CLI_EXIT_IO;
+    if (!sub || !sublen || !given) {
+        cli_error("out of host memory");
+        goto done;
+    }
+    if (pairs) {
+        c.idx_size = (uint64_t)scap <= UINT32_MAX ? 4 : 8;
+        c.keys = cli_malloc((scap ? scap : 1) * ks->key_size, "keys");
+        c.idx = cli_malloc((scap ? scap : 1) * c.idx_size, "record indices");
+        if (!c.keys || !c.idx)
+            goto done;
+    }
+    uint64_t t0 = cli_now_ns();
+    for (size_t i = 0; i < nsub; ++i) {
+        c.recs = d->src + i * cap * R;
+        c.n = n - i * cap < cap ? n - i * cap : cap;
+        rc = cli_chunk_sort(d->ctx, ks, j->o->algorithm, j->o->stable, &c, &d->st);
+        if (rc == CLI_EXIT_OK && j->fault == (long)d->index) {
+            cli_error("sorting %zu %s keys on the device failed: injected by "
+                      "CLSORT_TEST_DEVICE_FAULT", c.n, clsort_type_name(ks->type));
+            rc = CLI_EXIT_DEVICE;
+        }
+        if (rc != CLI_EXIT_OK)
+            goto done;
+        d->runs += 1;
+        if (pairs || (ks->unique && nsub == 1)) {
+            cli_writer mw;
+            unsigned char *const dst = d->alt + i * cap * R;
+            if ((rc = cli_writer_open_memory(&mw, dst, (uint64_t)c.n * R, MD_MERGE_BUF)) !=
+                CLI_EXIT_OK)
+                goto done;
+            rc = cli_chunk_write(&mw, ks, &c);
+            if (rc == CLI_EXIT_OK)
+                rc = cli_writer_commit(&mw, NULL);
+            else
+                cli_writer_abort(&mw);
+            if (rc != CLI_EXIT_OK)
+                goto done;
+            sub[i] = dst;
+            sublen[i] = (size_t)mw.written;
+        } else {
+            sub[i] = c.recs;
+            sublen[i] = c.n * R;
+        }
+    }
+    d->sort_ns = cli_now_ns() - t0;
+    if (nsub == 1) {
+        d->res = sub[0];
+        d->res_len = sublen[0];
+    } else {
+        /* The runs are where the gather put them (alt) or in place (src): merge into the other. */
+        unsigned char *const dst = (pairs || ks->unique) && sub[0] == d->alt ? d->src : d->alt;
+        t0 = cli_now_ns();
+        md_mem_sources ms = { sub, sublen, given };
+        const cli_merge_spec spec = { ks, nsub, md_mem_pull, &ms, NULL, NULL, 0 };
+        cli_writer mw;
+        if ((rc = cli_writer_open_memory(&mw, dst, (uint64_t)n * R, MD_MERGE_BUF)) != CLI_EXIT_OK)
+            goto done;
+        rc = cli_merge_sources(&spec, &mw);
+        if (rc == CLI_EXIT_OK)
+            rc = cli_writer_commit(&mw, NULL);
+        else
+            cli_writer_abort(&mw);
+        if (rc != CLI_EXIT_OK)
+            goto done;
+        d->res = dst;
+        d->res_len = (size_t)mw.written;
+        d->merge_ns = cli_now_ns() - t0;
+    }
+    rc = CLI_EXIT_OK;
+done:
+    if (pairs) {
+        free(c.keys);
+        free(c.idx);
+    }
+    free(sub);
+    free(sublen);
+    free(given);
+    return rc;
+}
+
+static void *md_range_main(void *arg)
+{
+    md_dev *const d = arg;
+    d->rc = md_sort_range(d);
+    if (d->rc == CLI_EXIT_OK && d->job->direct) {
+        /* Its place in the output is known: write it now, while other devices still sort. */
+        const uint64_t t0 = cli_now_ns();
+        d->rc = cli_writer_pwrite(d->job->out, d->res, d->res_len,
+                                  d->job->out->written + d->out_off, d->job->write_threads);
+        d->write_ns = cli_now_ns() - t0;
+    }
+    return NULL;
+}
+
+/* CLSORT_CLI_DEVICE_WEIGHTS="w0,w1,...": the devices' shares instead of the measured rates (for
+ * tests, and for devices whose rates are known); "measure": measure identical devices too.
+ * Returns 1 when shares were given. */
+static int md_weights_from_env(md_job *j)
+{
+    const char *env = getenv("CLSORT_CLI_DEVICE_WEIGHTS");
+    if (!env || !*env)
+        return 0;
+    if (strcmp(env, "measure") == 0) {
+        j->calib_always = 1;
+        return 0;
+    }
+    const char *p = env;
+    for (size_t d = 0; d < j->nd; ++d) {
+        char *end;
+        const double w = strtod(p, &end);
+        if (end == p || !(w >= 0)) {
+            cli_info(1, "warning: CLSORT_CLI_DEVICE_WEIGHTS='%s' ignored (one number per device)",
+                     env);
+            return 0;
+        }
+        j->dev[d].weight = w;
+        p = *end == ',' ? end + 1 : end;
+    }
+    double total = 0;
+    for (size_t d = 0; d < j->nd; ++d)
+        total += j->dev[d].weight;
+    return total > 0;
+}
+
+/* Whether the key-range path may take this input: CLSORT_CLI_KEY_RANGES is not "0", a regular
+ * input of size N records whose two copies fit half of physical memory. */
+static int md_ranges_fit(const cli_input *in, size_t R, size_t nd)
+{
+    const char *env = getenv("CLSORT_CLI_KEY_RANGES");
+    if ((env && strcmp(env, "0") == 0) || !in->is_regular || nd > MD_MAX_DEVICES)
+        return 0;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const uint64_t phys = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page
+                                                  : (uint64_t)1 << 30;
+    const uint64_t per = 2 * (uint64_t)R + 1;
+    return in->size / R <= phys / 2 / per && in->size <= SIZE_MAX / 2;
+}
+
+static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setup_ns,
+                      uint64_t route_ns, size_t route_threads, uint64_t sort_wall_ns,
+                      uint64_t write_ns, uint64_t sync_ns, uint64_t total_ns, int measured)
+{
+    char a[32], b[32];
+    const size_t R = j->ks.record_size;
+    const uint64_t bytes = (uint64_t)N * R;
+    cli_info(2, "%llu records of %zu bytes on %zu devices, in key ranges (%s; "
+                "CLSORT_CLI_KEY_RANGES=0: runs and a merge)",
+             (unsigned long long)N, R, j->nd,
+             measured ? "shares from each device's measured rate"
+                      : "equal shares, or as CLSORT_CLI_DEVICE_WEIGHTS gives them");
+    cli_info(2, "read   %s in %.3f s (%s)", cli_format_size(a, sizeof a, bytes),
+             (double)read_ns / 1e9, cli_format_rate(b, sizeof b, bytes, read_ns));
+    cli_info(2, "setup  %.3f s (contexts, programs, rates; overlapping the read)",
+             (double)setup_ns / 1e9);
+    cli_info(2, "route  %.3f s (%zu threads, %zu splitters)", (double)route_ns / 1e9,
+             route_threads, j->nd - 1);
+    double wsum = 0;
+    for (size_t d = 0; d < j->nd; ++d)
+        wsum += j->dev[d].weight;
+    for (size_t d = 0; d < j->nd; ++d) {
+        const md_dev *const v = &j->dev[d];
+        const double s = (double)v->st.sort_ns / 1e9;
+        cli_info(2, "device %u:%u %s: %zu records (%.1f%%; share %.3f, calibration %.1f Mkeys/s)",
+                 v->di.platform_index, v->di.device_index, v->have_di ? v->di.name : v->spec,
+                 v->n, N ? 100.0 * (double)v->n / (double)N : 0.0,
+                 wsum > 0 ? v->weight / wsum : 0.0, v->rate / 1e6);
+        cli_info(2, "  sort  %.3f s in %u device sort%s (%.1f Mkeys/s; device %.3f s), merge "
+                    "%.3f s, write %.3f s",
+                 (double)v->sort_ns / 1e9, v->runs, v->runs == 1 ? "" : "s",
+                 s > 0 ? (double)v->st.keys / s / 1e6 : 0.0, (double)v->st.device_ns / 1e9,
+                 (double)v->merge_ns / 1e9, (double)v->write_ns / 1e9);
+    }
+    cli_info(2, "sort   %.3f s, all devices at once%s", (double)sort_wall_ns / 1e9,
+             j->direct ? ", each range written by its device's thread as soon as it is sorted"
+                       : "");
+    if (!j->direct)
+        cli_info(2, "write  %s in %.3f s after the sorts (%s, in order)",
+                 cli_format_size(a, sizeof a, bytes), (double)write_ns / 1e9,
+                 cli_format_rate(b, sizeof b, bytes, write_ns));
+    cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+    cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
+             total_ns ? (double)N / ((double)total_ns / 1e9) / 1e6 : 0.0);
+}
+
+/* The key-range sort of a regular input. Returns MD_NOT_HERE (nothing printed, nothing
+ * written) when the input is not one it takes. */
+static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
+{
+    const uint64_t t_start = cli_now_ns();
+    const size_t nd = devs->n, R = o->record_size;
+    md_job job;
+    memset(&job, 0, sizeof job);
+    job.o = o;
+    job.nd = nd;
+    cli_keyspec_from_opts(&job.ks, o);
+    const char *fault = getenv("CLSORT_TEST_DEVICE_FAULT");
+    job.fault = fault && *fault ? strtol(fault, NULL, 10) : -1;
+    cli_guard guard;
+    cli_input in;
+    cli_writer out;
+    int guard_open = 0, in_open = 0, out_open = 0, sync_init = 0;
+    size_t started = 0;
+    pthread_t *const th = calloc(nd, sizeof *th);
+    md_dev *const dev = calloc(nd, sizeof *dev);
+    md_sample *const split = calloc(nd, sizeof *split);
+    unsigned char *A = NULL, *B = NULL;
+    uint64_t read_ns = 0, setup_ns = 0, route_ns = 0, sort_ns = 0, write_ns = 0;
+    size_t route_threads = 0;
+    int rc;
+    job.dev = dev;
+    if (!th || !dev || !split) {
+        cli_error("out of host memory");
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    if ((rc = cli_guard_prepare(&guard, o->inputs, o->ninputs, R)) != CLI_EXIT_OK)
+        goto done;
+    guard_open = 1;
+    if ((rc = cli_input_open_list(&in, o->inputs, o->ninputs, R)) != CLI_EXIT_OK)
+        goto done;
+    in_open = 1;
+    if (!md_ranges_fit(&in, R, nd)) {
+        rc = MD_NOT_HERE;
+        goto done;
+    }
+    if (in.size % R != 0) {
+        cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left over)",
+                  in.name, (unsigned long long)in.size, R, (unsigned long long)(in.size % R));
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    const size_t N = (size_t)(in.size / R);
+    /* Contexts, programs and rates on the devices' threads while the input is read. Below a few
+     * calibration sorts' worth of records the rates are not worth measuring: equal shares. */
+    int measured = !md_weights_from_env(&job);
+    if (measured && N >= 4 * MD_CALIB_KEYS * nd)
+        job.calib_keys = MD_CALIB_KEYS;
+    for (size_t d = 0; d < nd; ++d) {
+        dev[d].job = &job;
+        dev[d].index = d;
+        dev[d].spec = devs->specs[d];
+        dev[d].create_rc = CLSORT_OK;
+    }
+    pthread_mutex_init(&job.mu, NULL);
+    pthread_cond_init(&job.cv, NULL);
+    sync_init = 1;
+    for (; started < nd; ++started)
+        if (pthread_create(&th[started], NULL, md_setup_main, &dev[started]) != 0)
+            break;
+    if (started < nd) { /* the rest is set up below, one by one: nobody waits for them */
+        pthread_mutex_lock(&job.mu);
+        job.abort_wait = 1;
+        pthread_cond_broadcast(&job.cv);
+        pthread_mutex_unlock(&job.mu);
+    }
+    if ((rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES)) != CLI_EXIT_OK)
+        goto done;
+    out_open = 1;
+    cli_guard_attach(&guard, &out);
+    job.out = &out;
+    if (!(A = cli_malloc(N ? N * R : 1, "the input")) ||
+        !(B = cli_malloc(N ? N * R : 1, "the routed input"))) {
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    uint64_t t0 = cli_now_ns();
+    const int64_t got = cli_input_read(&in, A, N * R);
+    if (got < 0) {
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    const int eof = cli_input_eof(&in);
+    if (eof < 0) {
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    if ((uint64_t)got != (uint64_t)N * R || !eof) {
+        cli_error("%s: the input changed size while it was read (%llu bytes expected)", in.name,
+                  (unsigned long long)in.size);
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    read_ns = cli_now_ns() - t0;
+    for (size_t d = started; d < nd; ++d) /* no thread: set it up here */
+        md_setup_main(&dev[d]);
+    for (size_t d = 0; d < started; ++d)
+        pthread_join(th[d], NULL);
+    started = 0;
+    for (size_t d = 0; d < nd; ++d) {
+        if (dev[d].setup_ns > setup_ns)
+            setup_ns = dev[d].setup_ns;
+        if (dev[d].create_rc != CLSORT_OK) {
+            cli_error("cannot use OpenCL device '%s' of the list '%s': %s", dev[d].spec,
+                      o->device, clsort_strerror(dev[d].create_rc));
+            rc = CLI_EXIT_DEVICE;
+            goto done;
+        }
+        if (o->type == CLSORT_F64 && dev[d].have_di && !dev[d].di.has_fp64) {
+            cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
+                      dev[d].di.name);
+            rc = CLI_EXIT_DEVICE;
+            goto done;
+        }
+    }
+    if (measured) {
+        for (size_t d = 0; d < nd; ++d)
+            if (!(dev[d].rate > 0))
+                measured = 0;
+        for (size_t d = 0; d < nd; ++d)
+            dev[d].weight = measured ? dev[d].rate : 1.0;
+    }
+
+    t0 = cli_now_ns();
+    if ((rc = md_splitters(&job, A, N, split)) != CLI_EXIT_OK)
+        goto done;
+    if (!(route_threads = md_route(&job, split, A, B, N))) {
+        rc = CLI_EXIT_IO;
+        goto done;
+    }
+    route_ns = cli_now_ns() - t0;
+
+    /* Each device sorts its range; without -u each range's place in the output is known now,
+     * and a seekable output takes it as soon as it is sorted. */
+    job.direct = !job.ks.unique && cli_writer_seekable(&out);
+    job.write_threads = md_cores() / (unsigned)nd > 1 ? md_cores() / (unsigned)nd : 1;
+    cli_writer_reserve(&out, (uint64_t)N * R);
+    if (job.direct && (rc = cli_writer_flush(&out)) != CLI_EXIT_OK)
+        goto done;
+    for (size_t d = 0; d < nd; ++d)
+        dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
+    t0 = cli_now_ns();
+    for (; started < nd; ++started)
+        if (pthread_create(&th[started], NULL, md_range_main, &dev[started]) != 0)
+            break;
+    for (size_t d = started; d < nd; ++d)
+        md_range_main(&dev[d]);
+    for (size_t d = 0; d < started; ++d)
+        pthread_join(th[d], NULL);
+    started = 0;
+    sort_ns = cli_now_ns() - t0;
+    for (size_t d = 0; d < nd && rc == CLI_EXIT_OK; ++d)
+        rc = dev[d].rc;
+    if (rc != CLI_EXIT_OK)
+        goto done;
+
+    t0 = cli_now_ns();
+    if (job.direct) {
+        rc = cli_writer_advance(&out, (uint64_t)N * R, 0);
+    } else {
+        /* -u or an output written in order: ranges one after the other; a group of equal
+         * records across a boundary keeps its first record only (each range has one of them at
+         * most, its first). */
+        const unsigned char *last = NULL;
+        const int seek = cli_writer_seekable(&out);
+        uint64_t off = 0;
+        if (seek)
+            rc = cli_writer_flush(&out);
+        for (size_t d = 0; d < nd && rc == CLI_EXIT_OK; ++d) {
+            const unsigned char *p = dev[d].res;
+            size_t len = dev[d].res_len;
+            if (len == 0)
+                continue;
+            if (job.ks.unique && last && cli_record_cmp(&job.ks, last, p) == 0) {
+                p += R;
+                len -= R;
+            }
+            last = dev[d].res + dev[d].res_len - R;
+            if (seek)
+                rc = cli_writer_pwrite(&out, p, len, out.written + off, md_cores());
+            else
+                rc = cli_writer_put(&out, p, len);
+            off += len;
+        }
+        if (rc == CLI_EXIT_OK && seek)
+            rc = cli_writer_advance(&out, off, 0);
+    }
+    write_ns = cli_now_ns() - t0;
+    if (rc != CLI_EXIT_OK)
+        goto done;
+    rc = cli_writer_commit(&out, NULL);
+    out_open = 0;
+    if (rc == CLI_EXIT_OK && cli_display_level >= 2)
+        md_report(&job, N, read_ns, setup_ns, route_ns, route_threads, sort_ns, write_ns,
+                  out.sync_ns, cli_now_ns() - t_start, measured);
+
+done:
+    for (size_t d = 0; d < started; ++d) /* an early failure while the setup threads run */
+        pthread_join(th[d], NULL);
+    if (out_open)
+        cli_writer_abort(&out);
+    if (in_open)
+        cli_input_close(&in);
+    if (guard_open)
+        cli_guard_free(&guard);
+    for (size_t d = 0; dev && d < nd; ++d)
+        clsort_destroy(dev[d].ctx);
+    if (sync_init) {
+        pthread_cond_destroy(&job.cv);
+        pthread_mutex_destroy(&job.mu);
+    }
+    free(A);
+    free(B);
+    free(th);
+    free(dev);
+    free(split);
+    return rc;
+}
+
+int cli_sort_multidev(const cli_opts *o)
+{
+    cli_devlist devs;
+    int rc = cli_devlist_expand(o->device, &devs);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = md_sort_ranges(o, &devs);
+    cli_devlist_free(&devs);
+    return rc == MD_NOT_HERE ? md_sort_rounds(o) : rc;
 }

@@ -75,10 +75,10 @@ static uint64_t idx_at(const cli_chunk *c, size_t i)
     return ((const uint64_t *)c->idx)[i];
 }
 
-/* The tie-breaking keys of a chunk, for qsort's comparator (the tool sorts one chunk at a time, on
- * one thread: the reader thread never touches these). */
-static const cli_keyspec *tie_ks;
-static const unsigned char *tie_recs;
+/* The tie-breaking keys of a chunk, for qsort's comparator: per thread, as several devices sort
+ * their chunks at once (clsort_multidev.c); the reader thread never touches these. */
+static _Thread_local const cli_keyspec *tie_ks;
+static _Thread_local const unsigned char *tie_recs;
 
 static int compare_tie_u32(const void *a, const void *b)
 {
