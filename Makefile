@@ -133,6 +133,7 @@ $(BUILD)/tobj/clsort-tune/%.o: tools/clsort-tune/%.c $(wildcard tools/clsort-tun
 	$(CC) $(ALL_CFLAGS) -Itools/clsort-tune -c -o $@ $<
 $(BUILD)/tobj/clsort-bench/%.o: tools/clsort-bench/%.c $(wildcard tools/clsort-bench/*.h) include/clsort.h | $(BUILD)/tobj/clsort-bench
 	$(CC) $(ALL_CFLAGS) -Itools/clsort-bench -c -o $@ $<
+$(BUILD)/tobj/clsort-bench/bench_vqsort.o: ALL_CXXFLAGS += $(if $(HAVE_HWY),-DCLSORT_HAVE_HWY=1)
 $(BUILD)/tobj/clsort-bench/%.o: tools/clsort-bench/%.cpp $(wildcard tools/clsort-bench/*.h) include/clsort.h | $(BUILD)/tobj/clsort-bench
 	$(CXX) $(ALL_CXXFLAGS) -Itools/clsort-bench -c -o $@ $<
 $(BUILD)/clsort: $(CLI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a

@@ -1,8 +1,8 @@
 /* bench.h - what the parts of clsort-bench share: its options, the device it runs on, one point (a
  * type at one size) and what each network did there. The parts: bench_options.c (command line),
  * bench_setup.c (device, queue, host facts), bench_measure.c (timed runs of one point),
- * bench_report.c (table, CSV, notes on stderr), bench_ref.c / bench_stdsort.cpp (CPU references and
- * checks), bench_main.c (which points run, in what order). Uses only clsort.h and plain OpenCL. */
+ * bench_report.c (table, CSV, notes on stderr), bench_ref.c / bench_stdsort.cpp / bench_vqsort.cpp
+ * (CPU references and checks), bench_main.c (which points run, in what order). Uses only clsort.h and plain OpenCL. */
 #ifndef CLSORT_BENCH_H
 #define CLSORT_BENCH_H
 
@@ -39,7 +39,7 @@ typedef struct bench_opts {
     int nalgos;
     int min_log, max_log;
     int transposition_max_log; /* odd-even transposition does O(n^2 / tile) work: capped lower */
-    int cpu_max_log;           /* qsort / std::sort only up to here: they take seconds at 2^24 */
+    int cpu_max_log;           /* qsort / std::sort / vqsort only up to here: seconds at 2^24 */
     int runs;
     const char *csv;
     int no_cpu;
@@ -192,6 +192,6 @@ void bench_print_csv_columns(FILE *f);
 
 /** One table row (and CSV line) for one network at one point. */
 void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_result *r,
-                         double qsort_ms, double std_ms);
+                         double qsort_ms, double std_ms, double vq_ms);
 
 #endif /* CLSORT_BENCH_H */

@@ -1,5 +1,5 @@
-/* bench_main.c - clsort-bench: times clsort's sorting networks on one OpenCL device against qsort and
- * std::sort on the same random data, checks every result, and reports how close each network runs to
+/* bench_main.c - clsort-bench: times clsort's sorting networks on one OpenCL device against qsort,
+ * std::sort and (built with libhwy) Highway's vqsort on the same random data, checks every result, and reports how close each network runs to
  * the memory-bandwidth floor its schedule implies. Uses only clsort.h and plain OpenCL calls on a
  * queue it creates itself (with profiling, so the library can time its own kernels). This file
  * decides which points run and in what order; bench.h names the other parts. */
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     }
     bench_print_header(&env, stdout, "#");
     if (!o.no_cpu && o.cpu_max_log < o.max_log)
-        printf("# qsort and std::sort up to n = 2^%d only (--cpu-max-log)\n", o.cpu_max_log);
+        printf("# qsort, std::sort and vqsort up to n = 2^%d only (--cpu-max-log)\n", o.cpu_max_log);
     for (int a = 0; a < o.nalgos; a++)
         if (o.algos[a] == CLSORT_ODD_EVEN_TRANSPOSITION && o.transposition_max_log < o.max_log)
             printf("# odd-even-transposition up to n = 2^%d only (--transposition-max-log)\n",

@@ -332,8 +332,8 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
     const size_t e = pt.ks + pt.vs;
     const int cpu = !o->no_cpu && lg <= o->cpu_max_log;
     bench_result res[BENCH_MAX_ALGOS];
-    double *times = NULL, qs[BENCH_MAX_RUNS], ss[BENCH_MAX_RUNS];
-    int nq = 0, ns = 0, nres = 0;
+    double *times = NULL, qs[BENCH_MAX_RUNS], ss[BENCH_MAX_RUNS], vq[BENCH_MAX_RUNS];
+    int nq = 0, ns = 0, nv = 0, nres = 0;
     cl_int err = CL_SUCCESS;
     memset(res, 0, sizeof res);
 
@@ -384,6 +384,23 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
             double t0 = bench_now_ms();
             bench_qsort(pt.ref, pt.n, t->key, pt.vs);
             qs[nq++] = bench_now_ms() - t0;
+            if (bench_have_vqsort()) {
+                /* Highway's vqsort, the fastest CPU sort we know of, where built with libhwy:
+                 * its keys must come out sorted and every element kept. */
+                bench_show_progress(env, "%s 2^%d vqsort run %d/%d", t->name, lg, run + 1, o->runs);
+                bench_pack(pt.ref, pt.keys, pt.values, pt.n, pt.ks, pt.vs);
+                t0 = bench_now_ms();
+                const int vrc = bench_vqsort(pt.ref, pt.n, t->key, pt.vs);
+                const double vms = bench_now_ms() - t0;
+                if (vrc == 0 && bench_checksum_packed(pt.ref, pt.n, pt.ks, pt.vs) == pt.checksum &&
+                    (pt.vs || bench_find_unsorted(pt.ref, pt.n, t->key) == pt.n)) {
+                    vq[nv++] = vms;
+                } else {
+                    fprintf(stderr, "clsort-bench: vqsort reference %s (bug)\n",
+                            vrc ? "failed" : "lost elements or left keys unsorted");
+                    env->failures++;
+                }
+            }
             bench_show_progress(env, "%s 2^%d std::sort run %d/%d", t->name, lg, run + 1, o->runs);
             bench_pack(pt.ref, pt.keys, pt.values, pt.n, pt.ks, pt.vs);
             t0 = bench_now_ms();
@@ -408,7 +425,9 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
         }
     }
     const double qsort_ms = bench_median(qs, nq), std_ms = bench_median(ss, ns);
-    for (int a = 0; a < nres; a++) bench_report_result(env, &pt, lg, &res[a], qsort_ms, std_ms);
+    const double vq_ms = bench_median(vq, nv); /* -1 without libhwy */
+    for (int a = 0; a < nres; a++)
+        bench_report_result(env, &pt, lg, &res[a], qsort_ms, std_ms, vq_ms);
 out:
     if (pt.kbuf) clReleaseMemObject(pt.kbuf);
     if (pt.vbuf) clReleaseMemObject(pt.vbuf);

@@ -14,7 +14,8 @@ static const bench_type bench_pair_types[] = {
 static void print_usage(FILE *f)
 {
     fputs("usage: clsort-bench [options]\n"
-          "Times clsort's sorting networks against qsort and std::sort; data on stdout.\n"
+          "Times clsort's sorting networks against qsort, std::sort and (built with libhwy)\n"
+          "Highway's vqsort; data on stdout.\n"
           "  -d, --device DEV         device: gpu, cpu, P:D, or part of a name (default: best)\n"
           "  -t, --types LIST         u32,u64,f32,pairs32,pairs64 (default; also i32,i64,f64)\n"
           "  -a, --algos LIST         auto,bitonic,odd-even-merge,odd-even-transposition (default)\n"
@@ -23,11 +24,11 @@ static void print_usage(FILE *f)
           "      --transposition-max-log N\n"
           "                           odd-even transposition up to 2^N only (default 16): its\n"
           "                           passes grow as n^2 / tile\n"
-          "      --cpu-max-log N      qsort and std::sort up to 2^N only (default 24)\n"
+          "      --cpu-max-log N      qsort, std::sort and vqsort up to 2^N only (default 24)\n"
           "  -r, --runs N             timed runs per point, median reported (default 5), after one\n"
           "                           warm-up run; fresh random data every run\n"
           "      --csv FILE           also write every point to FILE as CSV\n"
-          "      --no-cpu             skip the qsort and std::sort references\n"
+          "      --no-cpu             skip the qsort, std::sort and vqsort references\n"
           "      --host-alloc         end-to-end arrays in clsort_host_alloc (pinned) memory\n"
           "      --seed N             seed of the random data (default 1)\n"
           "      --segments           segmented mode: time clsort_sort_segments on segments of\n"

@@ -1,5 +1,6 @@
 # bench_plot.gp - renders a clsort-bench CSV as PNG plots: for each key type, keys/s against n on
-# log-log axes, one line per network (device time solid, end-to-end dashed) and per CPU reference.
+# log-log axes, one line per network (device time solid, end-to-end dashed) and per CPU reference
+# (std::sort, qsort, and Highway's vqsort where clsort-bench was built with libhwy).
 #
 #   gnuplot -e "csv='docs/bench-h200.csv'; outdir='docs'" tools/clsort-bench/bench_plot.gp
 #   (or: make plots CSV=docs/bench-h200.csv)
@@ -49,6 +50,8 @@ do for [t in types] {
              using 1:2 with linespoints lw 1 dt 2 lc i pt 6 ps 0.6 title word(algos, i)." (end-to-end)", \
          sel(t, "", "stdsort_keys_per_s") using 1:2 with linespoints lw 2 lc rgb "black" pt 5 ps 0.6 \
              title "std::sort", \
+         sel(t, "", "vqsort_keys_per_s") using 1:2 with linespoints lw 2 lc rgb "dark-red" pt 9 ps 0.6 \
+             title "vqsort (Highway)", \
          sel(t, "", "qsort_keys_per_s") using 1:2 with linespoints lw 2 lc rgb "gray50" pt 4 ps 0.6 \
              title "qsort"
     print sprintf("wrote %s/%s-%s.png", outdir, base, t)

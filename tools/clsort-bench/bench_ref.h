@@ -1,5 +1,6 @@
 /* bench_ref.h - what clsort-bench's files share: the CPU reference sorts (qsort in bench_ref.c,
- * std::sort in bench_stdsort.cpp), the random data, and the checks of a device result. */
+ * std::sort in bench_stdsort.cpp, Highway's vqsort in bench_vqsort.cpp), the random data, and the
+ * checks of a device result. */
 #ifndef CLSORT_BENCH_REF_H
 #define CLSORT_BENCH_REF_H
 
@@ -27,6 +28,12 @@ typedef struct bench_pair64 {
  * value_size equal to the key size it is an array of bench_pair32 / bench_pair64, sorted by key.
  * Returns 0, or -1 for a combination it does not know (nothing is touched then). */
 int bench_stdsort(void *data, size_t n, clsort_type type, size_t value_size);
+
+/* The same contract with Highway's vqsort (bench_vqsort.cpp), where clsort-bench was built with
+ * libhwy: floats through their totalOrder bits, pairs packed key above value (equal keys then end
+ * up ordered by value). Returns -1 without libhwy (bench_have_vqsort() is 0). */
+int bench_vqsort(void *data, size_t n, clsort_type type, size_t value_size);
+int bench_have_vqsort(void);
 
 /* The same contract with the C library's qsort. */
 int bench_qsort(void *data, size_t n, clsort_type type, size_t value_size);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_ref.h"
 
 void bench_talk(const bench_env *env, const char *fmt, ...)
 {
@@ -77,8 +78,9 @@ void bench_print_header(bench_env *env, FILE *f, const char *lead)
     fprintf(f, "%s end-to-end time: host clock around clsort_sort / clsort_sort_pairs, host array "
                "in, sorted host array out (host fallback allowed)\n",
             lead);
-    fprintf(f, "%s qsort, std::sort: host clock, same data, same order (floats by totalOrder)\n",
-            lead);
+    fprintf(f, "%s qsort, std::sort%s: host clock, one thread, same data, same order (floats by "
+               "totalOrder)\n",
+            lead, bench_have_vqsort() ? ", vqsort (Highway)" : " (vqsort: not built with libhwy)");
     fprintf(f, "%s median of %d runs after 1 warm-up; fresh random bits every run (seed %llu); "
                "every device result checked\n",
             lead, o->runs, (unsigned long long)o->seed);
@@ -107,24 +109,26 @@ void bench_print_table_header(const bench_type *t)
         printf("\n%s: %s keys + %zu-byte values", t->name, clsort_type_name(t->key), t->value_size);
     else
         printf("\n%s keys", t->name);
-    printf(" (times in ms; keys/s in millions; x qsort = qsort time / end-to-end time)\n");
-    printf("%10s  %-28s %9s %9s %9s %9s %10s %10s %7s %6s %8s %6s %8s %8s %6s  %s\n", "n",
-           "network", "qsort", "std::sort", "device", "dev+xfer", "dev Mk/s", "e2e Mk/s",
-           "x qsort", "passes", "floor", "floor%", "up", "down", "xfer%", "check");
+    printf(" (times in ms; keys/s in millions; x qsort, x vqsort = their time / end-to-end time: "
+           "below 1 the CPU sort is faster)\n");
+    printf("%10s  %-28s %9s %9s %9s %9s %9s %10s %10s %7s %8s %6s %8s %6s %8s %8s %6s  %s\n", "n",
+           "network", "qsort", "std::sort", "vqsort", "device", "dev+xfer", "dev Mk/s", "e2e Mk/s",
+           "x qsort", "x vqsort", "passes", "floor", "floor%", "up", "down", "xfer%", "check");
 }
 
 void bench_print_csv_columns(FILE *f)
 {
     fputs("type,key_type,key_bytes,value_bytes,n,log2n,algo,algo_run,runs,device_ms,device_ms_min,"
-          "device_ms_max,device_time_source,e2e_ms,e2e_host_fallback,qsort_ms,stdsort_ms,"
-          "device_keys_per_s,e2e_keys_per_s,qsort_keys_per_s,stdsort_keys_per_s,launches,"
+          "device_ms_max,device_time_source,e2e_ms,e2e_host_fallback,qsort_ms,stdsort_ms,vqsort_ms,"
+          "device_keys_per_s,e2e_keys_per_s,qsort_keys_per_s,stdsort_keys_per_s,vqsort_keys_per_s,"
+          "launches,"
           "global_passes,copy_gb_per_s,floor_ms,floor_fraction,upload_ms,download_ms,"
           "h2d_gb_per_s,d2h_gb_per_s,xfer_floor_ms,xfer_floor_fraction,check\n",
           f);
 }
 
 void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_result *r,
-                          double qsort_ms, double std_ms)
+                          double qsort_ms, double std_ms, double vq_ms)
 {
     double lo = r->ndevice ? r->device_ms[0] : -1, dev_max = -1;
     for (int i = 0; i < r->ndevice; i++) {
@@ -153,7 +157,8 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
     else
         snprintf(xf, sizeof xf, "-");
 
-    char name[64], q[32], s[32], dv[32], ee[32], dr[32], er[32], xq[32], ps[16], fl[32], fr[16];
+    char name[64], q[32], s[32], vqs[32], dv[32], ee[32], dr[32], er[32], xq[32], xv[32], ps[16];
+    char fl[32], fr[16];
     char check[240];
     if (r->algo == CLSORT_AUTO && r->ndevice && !bad)
         snprintf(name, sizeof name, "auto>%s", clsort_algorithm_name(r->ran));
@@ -161,6 +166,7 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
         snprintf(name, sizeof name, "%s", clsort_algorithm_name(r->algo));
     fmt_ms(q, sizeof q, qsort_ms);
     fmt_ms(s, sizeof s, std_ms);
+    fmt_ms(vqs, sizeof vqs, vq_ms);
     fmt_ms(dv, sizeof dv, dev);
     fmt_ms(ee, sizeof ee, e2e);
     fmt_rate(dr, sizeof dr, pt->n, dev);
@@ -169,6 +175,10 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
         snprintf(xq, sizeof xq, "%.2f", qsort_ms / e2e);
     else
         snprintf(xq, sizeof xq, "-");
+    if (vq_ms > 0 && e2e > 0)
+        snprintf(xv, sizeof xv, "%.2f", vq_ms / e2e);
+    else
+        snprintf(xv, sizeof xv, "-");
     if (r->ndevice && !bad)
         snprintf(ps, sizeof ps, "%u", r->passes);
     else
@@ -188,8 +198,8 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
                  : r->time_source == 'h' ? " time-from-host-clock"
                                          : "");
     bench_clear_progress(env);
-    printf("%10zu  %-28s %9s %9s %9s %9s %10s %10s %7s %6s %8s %6s %8s %8s %6s  %s\n", pt->n,
-           name, q, s, dv, ee, dr, er, xq, ps, fl, fr, us, ds, xf, check);
+    printf("%10zu  %-28s %9s %9s %9s %9s %9s %10s %10s %7s %8s %6s %8s %6s %8s %8s %6s  %s\n",
+           pt->n, name, q, s, vqs, dv, ee, dr, er, xq, xv, ps, fl, fr, us, ds, xf, check);
     fflush(stdout);
 
     if (!env->csv) return;
@@ -205,10 +215,12 @@ void bench_report_result(bench_env *env, const bench_point *pt, int lg, bench_re
     fprintf(f, "%d,", r->e2e_host_fallback);
     csv_num(f, qsort_ms, "%.6f");
     csv_num(f, std_ms, "%.6f");
+    csv_num(f, vq_ms, "%.6f");
     csv_num(f, dev > 0 ? (double)pt->n / (dev * 1e-3) : -1, "%.6g");
     csv_num(f, e2e > 0 ? (double)pt->n / (e2e * 1e-3) : -1, "%.6g");
     csv_num(f, qsort_ms > 0 ? (double)pt->n / (qsort_ms * 1e-3) : -1, "%.6g");
     csv_num(f, std_ms > 0 ? (double)pt->n / (std_ms * 1e-3) : -1, "%.6g");
+    csv_num(f, vq_ms > 0 ? (double)pt->n / (vq_ms * 1e-3) : -1, "%.6g");
     if (r->ndevice && !bad)
         fprintf(f, "%u,%u,", r->launches, r->passes);
     else
