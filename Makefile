@@ -55,7 +55,7 @@ DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy p
                python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev
 
 KERNELS   = kernels/common.cl kernels/rows.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl \
-            kernels/segmented.cl
+            kernels/segmented.cl kernels/topk.cl
 LIB_SRCS  = $(wildcard host/*.c)
 LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
 PIC_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/pic/%.o) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)

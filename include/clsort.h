@@ -285,6 +285,56 @@ CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem 
                                            unsigned flags, cl_uint num_wait, const cl_event *wait,
                                            cl_event *done);
 
+/* ---- Top-k --------------------------------------------------------------------------------- */
+
+/** Selects the k smallest keys of every row (with CLSORT_DESCENDING the k largest), in sorted
+ *  order. `keys` holds `rows` rows of n keys of `type` back to back (rows * n keys); out_keys
+ *  receives rows * k keys, row r's at out_keys + r * k. The input is never modified.
+ *  out_values may be NULL. When it is not, it receives rows * k elements of value_size bytes (4 or
+ *  8): with `values` given (rows * n values of value_size bytes, values[i] belonging to keys[i]),
+ *  the values of the selected keys; with `values` NULL, each selected key's index within its row
+ *  (0 .. n-1), as uint32_t when value_size is 4 or uint64_t when it is 8 (argtopk). value_size is
+ *  not looked at when both values and out_values are NULL.
+ *  Ties: among keys that compare equal the one with the lower index in its row is selected and
+ *  comes first, so the result is unique and equal to a stable sort of each row cut after k (in
+ *  both directions). Every key type and the order of clsort_sort (floats by totalOrder: NaNs
+ *  and -0.0 are ordered keys like any other, and every output bit pattern is an input one).
+ *  Any 1 <= k <= n and any rows (rows == 0 succeeds at once; pointers may then be NULL).
+ *  How: a bitonic top-k network on the device (docs/kernels.md, "Top-k"): each work-group sorts
+ *  blocks of K = the power of two >= k in local memory and halves them, pair by pair, to the K
+ *  smallest, until one block per row is left. That needs two blocks in a tile: k up to 1024 for
+ *  32-bit keys and indices (less for 64-bit keys with values, and on devices with little local
+ *  memory; the exact bound is half the tile that fits, docs/kernels.md). Above it each row is
+ *  sorted in full by a bitonic network (a stable segmented sort, the same comparator) and the
+ *  first k are copied out. Both paths are data-oblivious: the memory accesses depend only on
+ *  (n, rows, k, type, value_size) (docs/security.md). Always on the device: there is no host
+ *  fallback; CLSORT_STABLE (which top-k always is) and CLSORT_NO_HOST_FALLBACK are accepted and
+ *  change nothing. Blocks until the outputs are written.
+ *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, k == 0, k > n, a bad type or flag,
+ *  a value_size other than 4 or 8 where values or out_values is given, NULL keys or out_keys with
+ *  rows > 0, sizes whose byte counts overflow: all refused before anything is written;
+ *  CLSORT_ERR_UNSUPPORTED for f64 on a device without fp64; CLSORT_ERR_OUT_OF_MEMORY,
+ *  CLSORT_ERR_BUILD or CLSORT_ERR_OPENCL otherwise (clsort_last_error). out_keys and out_values
+ *  are written only once the device work succeeded (a failure of the read-back itself may leave
+ *  them partly written). */
+CLSORT_API int clsort_topk(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
+                           size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                           void *out_keys, void *out_values);
+
+/** The same on the caller's buffers, enqueued on the context's queue after the events in `wait`
+ *  (num_wait of them), returning without blocking, like clsort_sort_buffer: keys (and values,
+ *  unless NULL) are read, out_keys (and out_values, unless NULL) written; none may overlap an
+ *  output. `done` (if not NULL) receives an event that completes with the selection (release it
+ *  with clReleaseEvent). The buffers must belong to the context's OpenCL context and hold at
+ *  least rows * n (inputs) and rows * k (outputs) elements. The library's own temporary device
+ *  buffers are released as soon as the work enqueued on them completes. Errors as clsort_topk,
+ *  plus CLSORT_ERR_INVALID_ARG for a bad wait list or a buffer that is too small, all refused
+ *  before anything is enqueued. */
+CLSORT_API int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                  size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                                  cl_mem out_keys, cl_mem out_values, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *done);
+
 /* ---- Pinned host memory ------------------------------------------------------------------- */
 /* How host arrays travel (docs/design.md, "Host arrays"): every host-array sort (clsort_sort,
  * clsort_sort_pairs, clsort_sort_batch) enqueues its launches and downloads on the context's

@@ -1,0 +1,215 @@
+/* api_topk.c - the public top-k calls: argument checks (all before anything is written), the
+ * transfers of host rows and results, and the device work of topk.c. */
+#include "run.h"
+#include "scratch.h"
+#include "topk.h"
+#include "transfer.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
+
+/* Checks shared by both entry points; records the reason on ctx. have_* say which pointers
+ * (or buffers) were given. */
+static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, int have_values,
+                      size_t value_size, size_t n, size_t rows, size_t k, clsort_type type,
+                      unsigned flags, int have_out_keys, int have_out_values)
+{
+    if (!clsort_type_size(type))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
+    if (flags & ~KNOWN_FLAGS)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
+                            flags & ~KNOWN_FLAGS);
+    if (k == 0)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: k is 0", fn);
+    if (k > n)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: k = %zu is larger than n = %zu",
+                            fn, k, n);
+    if ((have_values || have_out_values) && value_size != 4 && value_size != 8)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 4 or 8", fn,
+                            value_size);
+    const size_t ks = clsort_type_size(type);
+    const size_t vs = have_values || have_out_values ? value_size : 0;
+    /* rows * n keys and values, and rows * k of each, must have byte counts that fit. */
+    if (rows && (n > SIZE_MAX / (ks + vs) / rows || n > SIZE_MAX / 2 / rows))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "%s: rows = %zu of n = %zu keys cannot be addressed", fn, rows, n);
+    if (rows && (!have_keys || !have_out_keys))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: %s is NULL with rows = %zu", fn,
+                            !have_keys ? "keys" : "out_keys", rows);
+    if (type == CLSORT_F64 && !ctx->dev.fp64)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
+                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
+                            ctx->dev.name);
+    return CLSORT_OK;
+}
+
+static void fill_job(clsort__topk_job *job, size_t value_size, size_t n, size_t rows, size_t k,
+                     clsort_type type, unsigned flags, int have_values, int have_out_values)
+{
+    memset(job, 0, sizeof *job);
+    job->type = type;
+    job->flags = flags;
+    job->value_size = have_values || have_out_values ? value_size : 0;
+    job->n = n;
+    job->rows = rows;
+    job->k = k;
+}
+
+static int topk_locked(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
+                       size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                       void *out_keys, void *out_values)
+{
+    static const char fn[] = "clsort_topk";
+    int rc = check_args(ctx, fn, keys != NULL, values != NULL, value_size, n, rows, k, type, flags,
+                        out_keys != NULL, out_values != NULL);
+    if (rc != CLSORT_OK || rows == 0)
+        return rc;
+    const size_t ks = clsort_type_size(type);
+    /* Values are read only when they have somewhere to go. */
+    if (!out_values)
+        values = NULL;
+    const size_t vs = value_size;
+    cl_mem outk = NULL, outv = NULL;
+    cl_int err;
+    clsort__topk_job job;
+    fill_job(&job, value_size, n, rows, k, type, flags, values != NULL, out_values != NULL);
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, rows * n * ks));
+    if (values)
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, rows * n * vs));
+    outk = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, rows * k * ks, NULL, &err);
+    CLSORT__CL_CHECK(ctx, err, "clCreateBuffer", "top-k keys");
+    if (out_values) {
+        outv = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, rows * k * vs, NULL, &err);
+        CLSORT__CL_CHECK(ctx, err, "clCreateBuffer", "top-k values");
+    }
+    ctx->stats.pinned_source = clsort__in_pinned(ctx, keys, rows * n * ks) &&
+                               (!values || clsort__in_pinned(ctx, values, rows * n * vs));
+    CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, rows * n * ks));
+    if (values)
+        CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, rows * n * vs));
+    job.keys = ctx->scratch[0];
+    job.vals = values ? ctx->scratch[1] : NULL;
+    job.out_keys = outk;
+    job.out_vals = outv;
+    CLSORT__CHECK(clsort__topk_enqueue(ctx, &job));
+    err = clFinish(ctx->queue);
+    CLSORT__CL_CHECK(ctx, err, "clFinish", "top-k kernels");
+    CLSORT__CHECK(clsort__transfer_settle(ctx));
+    int touched = 0;
+    CLSORT__CHECK(clsort__download(ctx, outk, 0, out_keys, rows * k * ks, &touched));
+    if (out_values)
+        CLSORT__CHECK(clsort__download(ctx, outv, 0, out_values, rows * k * vs, &touched));
+    rc = clsort__transfer_settle(ctx);
+fail:
+    if (rc != CLSORT_OK) {
+        clFinish(ctx->queue);
+        clsort__transfer_settle(ctx);
+    }
+    if (outk)
+        clReleaseMemObject(outk);
+    if (outv)
+        clReleaseMemObject(outv);
+    return rc;
+}
+
+int clsort_topk(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
+                size_t n, size_t rows, size_t k, clsort_type type, unsigned flags, void *out_keys,
+                void *out_values)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    const uint64_t t0 = clsort__now_ns();
+    pthread_mutex_lock(&ctx->lock);
+    clsort__reset_stats(ctx);
+    const int rc = topk_locked(ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
+                               out_values);
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+/* Fails unless buf holds at least `elems` elements of `size` bytes. */
+static int check_buffer(clsort_ctx *ctx, const char *fn, const char *what, cl_mem buf,
+                        uint64_t elems, size_t size)
+{
+    size_t have = 0;
+    if (clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof have, &have, NULL) != CL_SUCCESS)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: %s is not a buffer", fn, what);
+    if (have / size < elems)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "%s: %s holds %zu bytes, fewer than %llu elements of %zu bytes", fn,
+                            what, have, (unsigned long long)elems, size);
+    return CLSORT_OK;
+}
+
+static int topk_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                              size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                              cl_mem out_keys, cl_mem out_values, cl_uint num_wait,
+                              const cl_event *wait, cl_event *done)
+{
+    static const char fn[] = "clsort_topk_buffer";
+    int rc = check_args(ctx, fn, keys != NULL, values != NULL, value_size, n, rows, k, type, flags,
+                        out_keys != NULL, out_values != NULL);
+    if (rc != CLSORT_OK)
+        return rc;
+    if ((num_wait && !wait) || (!num_wait && wait))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: bad wait list", fn);
+    if (!out_values)
+        values = NULL;
+    const size_t ks = clsort_type_size(type);
+    if (rows) {
+        if ((rc = check_buffer(ctx, fn, "keys", keys, (uint64_t)rows * n, ks)) != CLSORT_OK ||
+            (rc = check_buffer(ctx, fn, "out_keys", out_keys, (uint64_t)rows * k, ks)) !=
+                CLSORT_OK ||
+            (values && (rc = check_buffer(ctx, fn, "values", values, (uint64_t)rows * n,
+                                          value_size)) != CLSORT_OK) ||
+            (out_values && (rc = check_buffer(ctx, fn, "out_values", out_values,
+                                              (uint64_t)rows * k, value_size)) != CLSORT_OK))
+            return rc;
+    }
+    if (rows == 0) {
+        /* Nothing to select: still honour the wait list and hand back an event. */
+        if (num_wait || done) {
+            cl_event ev = NULL;
+            const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait, &ev);
+            if (err != CL_SUCCESS)
+                return clsort__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList", "");
+            if (done)
+                *done = ev;
+            else
+                clReleaseEvent(ev);
+        }
+        return CLSORT_OK;
+    }
+    clsort__topk_job job;
+    fill_job(&job, value_size, n, rows, k, type, flags, values != NULL, out_values != NULL);
+    job.keys = keys;
+    job.vals = values;
+    job.out_keys = out_keys;
+    job.out_vals = out_values;
+    job.num_wait = num_wait;
+    job.wait = wait;
+    job.done = done;
+    return clsort__topk_enqueue(ctx, &job);
+}
+
+int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
+                       size_t rows, size_t k, clsort_type type, unsigned flags, cl_mem out_keys,
+                       cl_mem out_values, cl_uint num_wait, const cl_event *wait, cl_event *done)
+{
+    if (done)
+        *done = NULL;
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    const uint64_t t0 = clsort__now_ns();
+    pthread_mutex_lock(&ctx->lock);
+    clsort__reset_stats(ctx);
+    const int rc = topk_buffer_locked(ctx, keys, values, value_size, n, rows, k, type, flags,
+                                      out_keys, out_values, num_wait, wait, done);
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}

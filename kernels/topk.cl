@@ -1,0 +1,268 @@
+/* topk.cl - the k smallest (or, through the descending key transform, largest) keys of many rows
+ * with a bitonic top-k network (clsort_topk; docs/kernels.md, "Top-k").
+ *
+ * Items are (key in order space, index within its row[, value]) and compare by key, then index:
+ * a strict total order, so every network here gives the stable result and the output is unique.
+ * Positions past a row's end hold a virtual item (all-ones key and index) above every real one.
+ *
+ * Passes (one launch each, enqueued by host/topk.c):
+ *   topk_tile    one work-group per tile of TK_TILE items: loads them (from the input rows, or
+ *                from the items of the previous pass), optionally sorts blocks of K (the power of
+ *                two >= k) or finishes a merge, then halves pairs of sorted blocks to the K
+ *                smallest, min(A[i], B[K-1-i]) followed by a bitonic merge, until one block per
+ *                row span of P items is left; writes that block to the output (first k) or to
+ *                the next pass's items.
+ *   topk_global  one comparator per work-item in global memory: a level of a bitonic sort of
+ *                whole rows, for the full-sort path of k above TK_TILE / 2.
+ * Every comparator, load and store depends only on (n, rows, k, the pass's arguments), never
+ * on key values: the network is data-oblivious (docs/security.md). */
+#ifndef CLSORT_TOPK_CL
+#define CLSORT_TOPK_CL
+#ifndef CLSORT_COMMON_CL
+#include "common.cl"
+#endif
+
+#ifndef TK_TILE
+#define TK_TILE 2048         /* items one work-group holds in local memory; power of two */
+#endif
+#ifndef TK_WG
+#define TK_WG 64             /* work-items per work-group of topk_tile, at most TK_TILE / 2 */
+#endif
+#ifndef TK_IDX_BITS
+#define TK_IDX_BITS 32       /* 32 when every row index and the virtual one fit in 32 bits */
+#endif
+#ifndef TK_OUT
+#define TK_OUT 0             /* out_vals: 0 none, 1 the values (VAL_BYTES), 4 / 8 indices */
+#endif
+
+#if TK_IDX_BITS == 32
+typedef uint tk_idx;
+#else
+typedef ulong tk_idx;
+#endif
+#define TK_IDX_VIRTUAL (~(tk_idx)0)
+
+/* The buffers a pass does not use are NULL; their types only have to exist. */
+#if VAL_BYTES
+typedef val_type tk_val;
+#else
+typedef uint tk_val;
+#endif
+#if TK_OUT == 8
+typedef ulong tk_out;
+#elif TK_OUT == 1
+typedef tk_val tk_out;
+#else
+typedef uint tk_out;
+#endif
+
+/* mode bits of topk_tile */
+#define TK_FROM_INPUT 1u     /* load the caller's rows (else the previous pass's items) */
+#define TK_SORT 2u           /* sort each block of K first (the input's blocks are unsorted) */
+#define TK_MERGE 4u          /* finish a merge: half-cleaners TK_TILE/2 .. 1 over the tile */
+#define TK_FINAL 8u          /* write the first k of each row to the output */
+
+/* Item b before item a (strictly): key, then index. */
+#define TK_LESS(kb, ib, ka, ia) ((kb) < (ka) || ((kb) == (ka) && (ib) < (ia)))
+
+/* Compare-exchange of local slots a < b: the smaller item to a. Selects only, no branch on keys. */
+#define TK_CMPX(a, b)                                                  \
+    do {                                                               \
+        const key_type ka_ = lk[a], kb_ = lk[b];                       \
+        const tk_idx ia_ = li[a], ib_ = li[b];                         \
+        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
+        lk[a] = sw_ ? kb_ : ka_;                                       \
+        lk[b] = sw_ ? ka_ : kb_;                                       \
+        li[a] = sw_ ? ib_ : ia_;                                       \
+        li[b] = sw_ ? ia_ : ib_;                                       \
+        IF_VALS(const val_type va_ = lv[a], vb_ = lv[b];               \
+                lv[a] = sw_ ? vb_ : va_; lv[b] = sw_ ? va_ : vb_;)     \
+    } while (0)
+
+/* The smaller of the items at slots a and b, to a (b is dropped): the halving step. */
+#define TK_MIN(a, b)                                                   \
+    do {                                                               \
+        const key_type ka_ = lk[a], kb_ = lk[b];                       \
+        const tk_idx ia_ = li[a], ib_ = li[b];                         \
+        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
+        lk[a] = sw_ ? kb_ : ka_;                                       \
+        li[a] = sw_ ? ib_ : ia_;                                       \
+        IF_VALS(lv[a] = sw_ ? lv[b] : lv[a];)                          \
+    } while (0)
+
+inline uint tk_log2(const uint x)
+{
+    return 31u - clz(x);
+}
+
+/* Slot of the c-th comparator's lower element at stride j (a power of two): a zero bit at j. */
+inline uint tk_insert_zero(const uint c, const uint j)
+{
+    return ((c & ~(j - 1u)) << 1) | (c & (j - 1u));
+}
+
+/* A bitonic merge of every block of `span` slots whose comparators are its half-cleaners
+ * j = from .. 1, over `blocks` blocks spaced `stride` slots apart (within a block the stride
+ * is 1); comparators of one level are spread over the work-group. */
+#define TK_HALF_CLEANERS(from, span, stride, count)                                   \
+    for (uint j_ = (from); j_ > 0; j_ >>= 1) {                                         \
+        const uint hl_ = tk_log2((span) >> 1);                                         \
+        for (uint c_ = get_local_id(0); c_ < (count); c_ += TK_WG) {                   \
+            const uint blk_ = c_ >> hl_, w_ = c_ & (((span) >> 1) - 1u);               \
+            const uint a_ = blk_ * (stride) + tk_insert_zero(w_, j_);                  \
+            TK_CMPX(a_, a_ + j_);                                                      \
+        }                                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    }
+
+/* One tile of TK_TILE items. The tile covers TK_TILE / P rows of at most P items each (P < TK_TILE,
+ * a whole row in one tile: that pass is the last), or TK_TILE items of one row (P == TK_TILE),
+ * `tiles_per_row` tiles a row. In: m items a row (the caller's n keys, or the previous pass's
+ * blocks). The tile's blocks of K (sorted here under TK_SORT) are halved log2(P / K) times, which
+ * leaves one block of K per span of P: under TK_FINAL its first k items go to row r's place in
+ * out_keys / out_vals (at position pos0 + i, pos0 the tile's first position in its row: nonzero
+ * only in the full-sort path, where K == TK_TILE), else all K to the items (ok, oi, ov) at
+ * row * m_out + (tile within row) * K. */
+__kernel __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
+void topk_tile(__global const key_type *keys, __global const tk_val *vals,
+               __global const key_type *ik, __global const tk_idx *ii, __global const tk_val *iv,
+               __global key_type *ok, __global tk_idx *oi, __global tk_val *ov,
+               __global key_type *out_keys, __global tk_out *out_vals, const ulong m,
+               const ulong rows, const ulong m_out, const ulong k, const ulong tiles_per_row,
+               const uint xf, const uint P, const uint K, const uint mode)
+{
+    __local key_type lk[TK_TILE];
+    __local tk_idx li[TK_TILE];
+#if VAL_BYTES
+    __local val_type lv[TK_TILE];
+#endif
+    const ulong t = get_group_id(0);
+    const uint lp = tk_log2(P), lk_ = tk_log2(K);
+    ulong row0, pos0 = 0, tile_in_row = 0;
+    if (P < TK_TILE) {
+        row0 = t << (tk_log2(TK_TILE) - lp);
+    } else {
+        row0 = t / tiles_per_row;
+        tile_in_row = t - row0 * tiles_per_row;
+        pos0 = tile_in_row * TK_TILE;
+    }
+
+    for (uint s = get_local_id(0); s < TK_TILE; s += TK_WG) {
+        const ulong row = row0 + (s >> lp), pos = pos0 + (s & (P - 1u));
+        key_type key = KEY_VIRTUAL;
+        tk_idx idx = TK_IDX_VIRTUAL;
+        IF_VALS(val_type val = 0;)
+        if (row < rows && pos < m) {
+            const ulong at = row * m + pos;
+            if (mode & TK_FROM_INPUT) {
+                key = to_order(keys[at], xf);
+                idx = (tk_idx)pos;
+                IF_VALS(val = vals[at];)
+            } else {
+                key = ik[at];
+                idx = ii[at];
+                IF_VALS(val = iv[at];)
+            }
+        }
+        lk[s] = key;
+        li[s] = idx;
+        IF_VALS(lv[s] = val;)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    if (mode & TK_SORT) {
+        /* Bitonic sort of every block of K, all ascending: each merge of size sz opens with the
+         * flip (slot i against sz-1-i of its group), then half-cleaners. */
+        for (uint sz = 2; sz <= K; sz <<= 1) {
+            const uint h = sz >> 1, hl = tk_log2(h);
+            for (uint c = get_local_id(0); c < TK_TILE / 2; c += TK_WG) {
+                const uint g = c >> hl, i = c & (h - 1u);
+                TK_CMPX(g * sz + i, g * sz + sz - 1u - i);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            TK_HALF_CLEANERS(sz >> 2, sz, sz, TK_TILE / 2);
+        }
+    }
+    if (mode & TK_MERGE) {
+        /* The full-sort path: the levels of a merge above the tile ran in topk_global. */
+        TK_HALF_CLEANERS(TK_TILE / 2, TK_TILE, TK_TILE, TK_TILE / 2);
+    }
+
+    /* Halving: live blocks of K sit `sp` slots apart; pair them, keep min(A[i], B[K-1-i]) in A
+     * (a bitonic sequence holding the K smallest of both, since A ascends and B reversed
+     * descends), merge it. */
+    const uint levels = lp - lk_;
+    for (uint r = 1; r <= levels; ++r) {
+        const uint sp = K << (r - 1);
+        for (uint c = get_local_id(0); c < (TK_TILE >> r); c += TK_WG) {
+            const uint p = c >> lk_, i = c & (K - 1u);
+            TK_MIN(2u * p * sp + i, (2u * p + 1u) * sp + K - 1u - i);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (K > 1)
+            TK_HALF_CLEANERS(K >> 1, K, sp << 1, TK_TILE >> (r + 1));
+    }
+
+    /* One live block of K at each multiple of P. */
+    const uint live = (TK_TILE / P) << lk_;
+    if (mode & TK_FINAL) {
+        for (uint s = get_local_id(0); s < live; s += TK_WG) {
+            const uint q = s >> lk_, i = s & (K - 1u), slot = q * P + i;
+            const ulong row = row0 + q, pos = pos0 + i;
+            if (row < rows && pos < k) {
+                out_keys[row * k + pos] = from_order(lk[slot], xf);
+#if TK_OUT == 1
+                out_vals[row * k + pos] = lv[slot];
+#elif TK_OUT == 4 || TK_OUT == 8
+                out_vals[row * k + pos] = (tk_out)li[slot];
+#endif
+            }
+        }
+    } else {
+        for (uint s = get_local_id(0); s < K; s += TK_WG) {
+            const ulong at = row0 * m_out + tile_in_row * K + s;
+            ok[at] = lk[s];
+            oi[at] = li[s];
+            IF_VALS(ov[at] = lv[s];)
+        }
+    }
+}
+
+/* One level of a bitonic sort of every row of m items (m a power of two) in global memory:
+ * the flip of a merge of size sz (j == sz / 2) or its half-cleaner at stride j. One comparator
+ * per work-item, rows * m / 2 of them. */
+__kernel void topk_global(__global key_type *ik, __global tk_idx *ii, __global tk_val *iv,
+                          const ulong m, const ulong rows, const ulong sz, const ulong j)
+{
+    const ulong gid = get_global_id(0), nc = m >> 1;
+    if (gid >= rows * nc)
+        return;
+    const ulong row = gid / nc, c = gid - row * nc;
+    ulong a, b;
+    if (j == sz >> 1) {
+        const ulong g = c / j, i = c - g * j;
+        a = g * sz + i;
+        b = g * sz + sz - 1 - i;
+    } else {
+        a = ((c & ~(j - 1)) << 1) | (c & (j - 1));
+        b = a + j;
+    }
+    a += row * m;
+    b += row * m;
+    const key_type ka = ik[a], kb = ik[b];
+    const tk_idx ia = ii[a], ib = ii[b];
+    const bool sw = TK_LESS(kb, ib, ka, ia);
+    ik[a] = sw ? kb : ka;
+    ik[b] = sw ? ka : kb;
+    ii[a] = sw ? ib : ia;
+    ii[b] = sw ? ia : ib;
+#if VAL_BYTES
+    const val_type va = iv[a], vb = iv[b];
+    iv[a] = sw ? vb : va;
+    iv[b] = sw ? va : vb;
+#else
+    (void)iv;
+#endif
+}
+
+#endif /* CLSORT_TOPK_CL */

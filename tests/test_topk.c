@@ -1,0 +1,306 @@
+/* test_topk.c - clsort_topk and clsort_topk_buffer against the reference: a stable sort of each
+ * row (qsort by the documented order, then by index) cut after k. Every key type, both
+ * directions, k = 1, k = n, k not a power of two, n not a power of two, ties everywhere (equal and
+ * few-distinct keys), NaNs and -0.0 (the special keys), one row and many, rows longer than a tile
+ * (several passes), k past the network's reach (the full sort), no values, values of 4 and 8
+ * bytes, indices as uint32 and uint64; the _buffer form behind a wait list; every error case,
+ * with the outputs untouched. */
+#include "test_util.h"
+
+/* One reference entry: the key in (direction-adjusted) order space and its index. */
+typedef struct ref_item {
+    uint64_t ord;
+    uint64_t idx;
+} ref_item;
+
+static int cmp_item(const void *a, const void *b)
+{
+    const ref_item *x = a, *y = b;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* kind of out_values: 0 none, 1 values of vs bytes, 2 indices of vs bytes. */
+enum { OUT_NONE, OUT_VALUES, OUT_INDEX };
+
+static uint64_t get_val(const void *v, size_t vs, size_t i)
+{
+    if (vs == 4) {
+        uint32_t x;
+        memcpy(&x, (const unsigned char *)v + 4 * i, 4);
+        return x;
+    }
+    uint64_t x;
+    memcpy(&x, (const unsigned char *)v + 8 * i, 8);
+    return x;
+}
+
+static void set_val(void *v, size_t vs, size_t i, uint64_t x)
+{
+    if (vs == 4) {
+        const uint32_t y = (uint32_t)x;
+        memcpy((unsigned char *)v + 4 * i, &y, 4);
+    } else {
+        memcpy((unsigned char *)v + 8 * i, &x, 8);
+    }
+}
+
+/* The expected keys (and values or indices) of a top-k. */
+static void reference(clsort_type type, int desc, const void *keys, const void *vals, size_t vs,
+                      int out_kind, size_t n, size_t rows, size_t k, void *want_keys,
+                      void *want_vals)
+{
+    ref_item *it = t_xmalloc(n * sizeof *it);
+    const uint64_t flip = desc ? (t_size(type) == 4 ? 0xFFFFFFFFull : ~0ull) : 0;
+    for (size_t r = 0; r < rows; ++r) {
+        for (size_t i = 0; i < n; ++i) {
+            it[i].ord = t_ord(type, t_get_bits(type, keys, r * n + i)) ^ flip;
+            it[i].idx = i;
+        }
+        qsort(it, n, sizeof *it, cmp_item);
+        for (size_t j = 0; j < k; ++j) {
+            const size_t src = r * n + it[j].idx;
+            t_set_bits(type, want_keys, r * k + j, t_get_bits(type, keys, src));
+            if (out_kind == OUT_VALUES)
+                set_val(want_vals, vs, r * k + j, get_val(vals, vs, src));
+            else if (out_kind == OUT_INDEX)
+                set_val(want_vals, vs, r * k + j, it[j].idx);
+        }
+    }
+    free(it);
+}
+
+static clsort_ctx *ctx;
+
+/* Runs one case through clsort_topk (or clsort_topk_buffer) and checks it; one test point. */
+static void run_case(clsort_type type, t_dist dist, int desc, size_t n, size_t rows, size_t k,
+                     int out_kind, size_t vs, int buffer)
+{
+    t_rng rng = t_rng_for(((uint64_t)n << 20) ^ rows, k, (uint64_t)type * 16 + dist,
+                          (uint64_t)desc * 64 + (uint64_t)out_kind * 16 + vs + 128u * buffer);
+    const size_t ks = t_size(type), total = n * rows;
+    void *keys = t_xmalloc(total * ks), *copy = t_xmalloc(total * ks);
+    /* Many rows with a distribution per row would repeat one shape: fill the whole block. */
+    t_fill(type, dist, keys, total, &rng);
+    memcpy(copy, keys, total * ks);
+    void *vals = NULL, *vcopy = NULL;
+    if (out_kind == OUT_VALUES) {
+        vals = t_xmalloc(total * vs);
+        for (size_t i = 0; i < total; ++i)
+            set_val(vals, vs, i, t_rand64(&rng));
+        vcopy = t_xmalloc(total * vs);
+        memcpy(vcopy, vals, total * vs);
+    }
+    void *got_k = t_xmalloc(rows * k * ks), *want_k = t_xmalloc(rows * k * ks);
+    void *got_v = out_kind ? t_xmalloc(rows * k * vs) : NULL;
+    void *want_v = out_kind ? t_xmalloc(rows * k * vs) : NULL;
+    memset(got_k, 0xA5, rows * k * ks);
+    if (got_v)
+        memset(got_v, 0xA5, rows * k * vs);
+    reference(type, desc, keys, vals, vs, out_kind, n, rows, k, want_k, want_v);
+    const unsigned flags = desc ? CLSORT_DESCENDING : 0;
+    int rc;
+    if (!buffer) {
+        rc = clsort_topk(ctx, keys, vals, out_kind ? vs : 0, n, rows, k, type, flags, got_k,
+                         got_v);
+    } else {
+        cl_command_queue q = clsort_get_queue(ctx);
+        cl_context cl;
+        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+        cl_int err;
+        cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_WRITE, total * ks, NULL, &err);
+        cl_mem bv = vals ? clCreateBuffer(cl, CL_MEM_READ_WRITE, total * vs, NULL, &err) : NULL;
+        cl_mem ok = clCreateBuffer(cl, CL_MEM_READ_WRITE, rows * k * ks, NULL, &err);
+        cl_mem ov = got_v ? clCreateBuffer(cl, CL_MEM_READ_WRITE, rows * k * vs, NULL, &err)
+                          : NULL;
+        cl_event up = NULL, done = NULL;
+        if (bv)
+            clEnqueueWriteBuffer(q, bv, CL_FALSE, 0, total * vs, vals, 0, NULL, NULL);
+        clEnqueueWriteBuffer(q, bk, CL_FALSE, 0, total * ks, keys, 0, NULL, &up);
+        rc = clsort_topk_buffer(ctx, bk, bv, out_kind ? vs : 0, n, rows, k, type, flags, ok, ov,
+                                1, &up, &done);
+        if (rc == CLSORT_OK && !done)
+            rc = -100;
+        if (done) {
+            clWaitForEvents(1, &done);
+            clReleaseEvent(done);
+        }
+        clEnqueueReadBuffer(q, ok, CL_TRUE, 0, rows * k * ks, got_k, 0, NULL, NULL);
+        if (ov)
+            clEnqueueReadBuffer(q, ov, CL_TRUE, 0, rows * k * vs, got_v, 0, NULL, NULL);
+        /* The input buffer is not modified either. */
+        clEnqueueReadBuffer(q, bk, CL_TRUE, 0, total * ks, keys, 0, NULL, NULL);
+        clReleaseEvent(up);
+        clReleaseMemObject(bk);
+        clReleaseMemObject(ok);
+        if (bv)
+            clReleaseMemObject(bv);
+        if (ov)
+            clReleaseMemObject(ov);
+    }
+    char what[256];
+    snprintf(what, sizeof what, "%s%s %s %s rows=%zu n=%zu k=%zu out=%s%zu",
+             buffer ? "buffer " : "", t_type_name(type), t_dist_name(dist), desc ? "desc" : "asc",
+             rows, n, k, out_kind == OUT_NONE ? "keys" : out_kind == OUT_VALUES ? "values" : "idx",
+             out_kind ? vs * 8 : 0);
+    int pass = t_check_sorted(ctx, rc, what, 1, type, got_k, want_k, rows * k);
+    if (pass && got_v && memcmp(got_v, want_v, rows * k * vs) != 0) {
+        size_t at = 0;
+        while (get_val(got_v, vs, at) == get_val(want_v, vs, at))
+            ++at;
+        t_diag("%s: values differ at %zu: got %llu want %llu", what, at,
+               (unsigned long long)get_val(got_v, vs, at),
+               (unsigned long long)get_val(want_v, vs, at));
+        pass = 0;
+    }
+    if (pass && (memcmp(keys, copy, total * ks) != 0 ||
+                 (vals && memcmp(vals, vcopy, total * vs) != 0))) {
+        t_diag("%s: the input was modified", what);
+        pass = 0;
+    }
+    t_ok(pass, "%s", what);
+    free(keys);
+    free(copy);
+    free(vals);
+    free(vcopy);
+    free(got_k);
+    free(want_k);
+    free(got_v);
+    free(want_v);
+}
+
+/* The error cases: each refused with CLSORT_ERR_INVALID_ARG and the outputs untouched. */
+static void errors(void)
+{
+    uint32_t keys[64], out[64], outv[64];
+    for (int i = 0; i < 64; ++i)
+        keys[i] = (uint32_t)(64 - i);
+    memset(out, 0x5A, sizeof out);
+    memset(outv, 0x5A, sizeof outv);
+    uint32_t sentinel[64];
+    memset(sentinel, 0x5A, sizeof sentinel);
+    struct {
+        const char *what;
+        int rc;
+    } c[16];
+    int nc = 0;
+#define CASE(w, call) c[nc].what = (w), c[nc].rc = (call), ++nc
+    CASE("NULL ctx", clsort_topk(NULL, keys, NULL, 0, 64, 1, 4, CLSORT_U32, 0, out, NULL));
+    CASE("k == 0", clsort_topk(ctx, keys, NULL, 0, 64, 1, 0, CLSORT_U32, 0, out, NULL));
+    CASE("k > n", clsort_topk(ctx, keys, NULL, 0, 8, 1, 9, CLSORT_U32, 0, out, NULL));
+    CASE("bad type", clsort_topk(ctx, keys, NULL, 0, 64, 1, 4, (clsort_type)99, 0, out, NULL));
+    CASE("bad flags", clsort_topk(ctx, keys, NULL, 0, 64, 1, 4, CLSORT_U32, 0x100u, out, NULL));
+    CASE("value_size 3", clsort_topk(ctx, keys, NULL, 3, 64, 1, 4, CLSORT_U32, 0, out, outv));
+    CASE("value_size 0 with values",
+         clsort_topk(ctx, keys, keys, 0, 64, 1, 4, CLSORT_U32, 0, out, outv));
+    CASE("NULL keys", clsort_topk(ctx, NULL, NULL, 0, 64, 1, 4, CLSORT_U32, 0, out, NULL));
+    CASE("NULL out_keys", clsort_topk(ctx, keys, NULL, 0, 64, 1, 4, CLSORT_U32, 0, NULL, NULL));
+    CASE("rows * n overflows",
+         clsort_topk(ctx, keys, NULL, 0, SIZE_MAX / 2, 4, 4, CLSORT_U32, 0, out, NULL));
+    CASE("n * value bytes overflow",
+         clsort_topk(ctx, keys, keys, 8, SIZE_MAX / 8, 2, 1, CLSORT_U32, 0, out, outv));
+#undef CASE
+    for (int i = 0; i < nc; ++i)
+        t_is_status(c[i].rc, CLSORT_ERR_INVALID_ARG, "clsort_topk: %s is refused", c[i].what);
+    t_ok(!memcmp(out, sentinel, sizeof out) && !memcmp(outv, sentinel, sizeof outv),
+         "clsort_topk: the outputs are untouched by every refused call");
+    t_ok(clsort_last_error(ctx)[0] != 0, "clsort_last_error says why: %s",
+         clsort_last_error(ctx));
+    t_is_status(clsort_topk(ctx, NULL, NULL, 0, 64, 0, 4, CLSORT_U32, 0, NULL, NULL), CLSORT_OK,
+                "clsort_topk: rows == 0 succeeds with NULL pointers");
+
+    cl_command_queue q = clsort_get_queue(ctx);
+    cl_context cl;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    cl_int err;
+    cl_mem bk = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof keys, keys,
+                               &err);
+    cl_mem bo = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof out, out,
+                               &err);
+    cl_mem small = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 16, out, &err);
+    cl_event ev = (cl_event)1;
+    int rc = clsort_topk_buffer(ctx, bk, NULL, 0, 64, 1, 0, CLSORT_U32, 0, bo, NULL, 0, NULL, &ev);
+    t_ok(rc == CLSORT_ERR_INVALID_ARG && ev == NULL,
+         "clsort_topk_buffer: k == 0 is refused and *done set to NULL");
+    t_is_status(clsort_topk_buffer(ctx, bk, NULL, 0, 64, 1, 65, CLSORT_U32, 0, bo, NULL, 0, NULL,
+                                   NULL),
+                CLSORT_ERR_INVALID_ARG, "clsort_topk_buffer: k > n is refused");
+    t_is_status(clsort_topk_buffer(ctx, bk, NULL, 0, 64, 1, 8, CLSORT_U32, 0, small, NULL, 0,
+                                   NULL, NULL),
+                CLSORT_ERR_INVALID_ARG, "clsort_topk_buffer: an out_keys buffer too small");
+    t_is_status(clsort_topk_buffer(ctx, bk, NULL, 0, 64, 2, 8, CLSORT_U32, 0, bo, NULL, 0, NULL,
+                                   NULL),
+                CLSORT_ERR_INVALID_ARG, "clsort_topk_buffer: a keys buffer too small (2 rows)");
+    t_is_status(clsort_topk_buffer(ctx, bk, NULL, 4, 64, 1, 8, CLSORT_U32, 0, bo, small, 0, NULL,
+                                   NULL),
+                CLSORT_ERR_INVALID_ARG, "clsort_topk_buffer: an out_values buffer too small");
+    t_is_status(clsort_topk_buffer(ctx, bk, NULL, 0, 64, 1, 8, CLSORT_U32, 0, bo, NULL, 1, NULL,
+                                   NULL),
+                CLSORT_ERR_INVALID_ARG, "clsort_topk_buffer: a bad wait list");
+    t_is_status(clsort_topk_buffer(ctx, NULL, NULL, 0, 64, 1, 8, CLSORT_U32, 0, bo, NULL, 0, NULL,
+                                   NULL),
+                CLSORT_ERR_INVALID_ARG, "clsort_topk_buffer: NULL keys");
+    uint32_t back[64];
+    clEnqueueReadBuffer(q, bo, CL_TRUE, 0, sizeof back, back, 0, NULL, NULL);
+    t_ok(!memcmp(back, sentinel, sizeof back),
+         "clsort_topk_buffer: the output buffer is untouched by every refused call");
+    ev = NULL;
+    rc = clsort_topk_buffer(ctx, NULL, NULL, 0, 64, 0, 8, CLSORT_U32, 0, NULL, NULL, 0, NULL, &ev);
+    t_ok(rc == CLSORT_OK && ev != NULL && clWaitForEvents(1, &ev) == CL_SUCCESS,
+         "clsort_topk_buffer: rows == 0 succeeds and hands back an event");
+    if (ev)
+        clReleaseEvent(ev);
+    clReleaseMemObject(bk);
+    clReleaseMemObject(bo);
+    clReleaseMemObject(small);
+}
+
+int main(void)
+{
+    t_init("test_topk");
+    ctx = t_create_ctx();
+    errors();
+
+    /* Shapes: rows, n, k. The tile is at most 4096 items, so n above it takes several passes
+     * and k above 2048 (or half a smaller tile) the full sort; rows x n stays small for PoCL. */
+    static const size_t shapes[][3] = {
+        {1, 1, 1},       {1, 2, 2},        {1, 1000, 1},     {1, 1000, 1000}, {3, 1000, 37},
+        {500, 100, 10},  {1000, 7, 3},     {64, 300, 300},   {5, 333, 64},    {2, 20000, 8},
+        {1, 100000, 33}, {3, 9000, 1000},  {2, 3000, 2049},  {2, 5000, 2100}, {1, 17000, 17000},
+        {7, 4097, 129},
+    };
+    const size_t nshapes = sizeof shapes / sizeof *shapes;
+    static const t_dist dists[] = {T_RANDOM, T_FEW, T_SPECIAL, T_EQUAL, T_SORTED, T_REVERSED};
+    static const int outs[][2] = {{OUT_NONE, 0},   {OUT_INDEX, 4},  {OUT_VALUES, 4},
+                                  {OUT_INDEX, 8},  {OUT_VALUES, 8}};
+    unsigned turn = 0;
+    for (int ti = 0; ti < T_NTYPES; ++ti)
+        for (size_t si = 0; si < nshapes; ++si)
+            for (int desc = 0; desc < 2; ++desc) {
+                /* Every shape in both directions for every type; distributions and outputs
+                 * rotate, so that each meets every type and shape across the run. */
+                const t_dist d = dists[(turn + si) % (sizeof dists / sizeof *dists)];
+                const int *o = outs[(turn / 2 + ti) % (sizeof outs / sizeof *outs)];
+                ++turn;
+                run_case(t_types[ti], d, desc, shapes[si][1], shapes[si][0], shapes[si][2], o[0],
+                         (size_t)o[1], 0);
+            }
+    /* Ties everywhere and the special floats with indices, one row and many. */
+    for (int ti = 0; ti < T_NTYPES; ++ti) {
+        run_case(t_types[ti], T_EQUAL, ti & 1, 5000, 3, 100, OUT_INDEX, 8, 0);
+        run_case(t_types[ti], T_SPECIAL, 1, 777, 40, 50, OUT_INDEX, 4, 0);
+        run_case(t_types[ti], T_FEW, 0, 4096, 4, 4096, OUT_VALUES, 8, 0);
+    }
+    /* The _buffer form behind a wait list. */
+    run_case(CLSORT_U32, T_RANDOM, 0, 10000, 3, 16, OUT_INDEX, 4, 1);
+    run_case(CLSORT_F32, T_SPECIAL, 1, 1000, 20, 100, OUT_VALUES, 4, 1);
+    run_case(CLSORT_F64, T_FEW, 0, 3000, 2, 2500, OUT_INDEX, 8, 1);
+    run_case(CLSORT_I64, T_RANDOM, 1, 513, 9, 7, OUT_NONE, 0, 1);
+
+    clsort_stats st;
+    t_ok(clsort_get_stats(ctx, &st) == CLSORT_OK && st.launches > 0 && !st.host_fallback,
+         "clsort_get_stats reports the top-k's launches (%u)", st.launches);
+    clsort_destroy(ctx);
+    return t_done();
+}
