@@ -89,11 +89,17 @@ _REQUIRED = {
     "clsort_get_host_fallback_max": (_i, [_p, ctypes.POINTER(ctypes.c_uint64)]),
 }
 
-# Functions newer than 0.3.0 (issue 12, segmented sort): bound when present, else left None.
+# Functions newer than 0.3.0 (issue 12, segmented sort; issue 27, top-k): bound when present,
+# else left None.
 _OPTIONAL = {
     "clsort_sort_segments": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u]),
     "clsort_sort_segments_buffer": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u, ctypes.c_uint32,
                                          _p, ctypes.POINTER(_p)]),
+    # 0.4.0 (issue 27): (ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
+    # out_values [, num_wait, wait, done]).
+    "clsort_topk": (_i, [_p, _p, _p, _sz, _sz, _sz, _sz, _i, _u, _p, _p]),
+    "clsort_topk_buffer": (_i, [_p, _p, _p, _sz, _sz, _sz, _sz, _i, _u, _p, _p, ctypes.c_uint32,
+                                _p, ctypes.POINTER(_p)]),
 }
 
 

@@ -1,15 +1,27 @@
 """api.py - the Python interface: Context, Error, and the sorts of NumPy arrays.
 
+NumPy's conventions: every call returns its result (a new array, or `out`), and sorts along an
+axis. The rows along the axis are made one C-contiguous block (a copy, which is also the output;
+with `out` laid out that way, `out` itself) and sorted with one library call: clsort_sort or
+clsort_sort_pairs for one row, clsort_sort_batch or clsort_sort_segments for many.
+
 pyopencl.array.Array arguments are handed to _opencl.py, which is imported only when one is seen,
 so NumPy users never import PyOpenCL.
 """
 import atexit
 import ctypes
 import dataclasses
+import operator
+import os
 import threading
 import weakref
 
 import numpy as np
+
+try:
+    from numpy.exceptions import AxisError  # NumPy >= 1.25
+except ImportError:
+    AxisError = np.AxisError
 
 from ._lib import DeviceInfoStruct, LIST_DEVICES_FN, StatsStruct, lib
 
@@ -141,39 +153,129 @@ def _flags(descending, stable):
     return (DESCENDING if descending else 0) | (STABLE if stable else 0)
 
 
-def _check_host_array(a, what):
-    if not isinstance(a, np.ndarray):
-        raise TypeError("%s must be a numpy.ndarray or a pyopencl.array.Array (sorted in place), "
-                        "got %s; sort_copy accepts any array-like" % (what, type(a).__name__))
-    if not a.flags.c_contiguous:
-        raise ValueError("%s is not C-contiguous; sort a copy (numpy.ascontiguousarray or "
-                         "clsort.sort_copy)" % what)
-    if not a.flags.writeable:
-        raise ValueError("%s is read-only; clsort sorts in place (use clsort.sort_copy)" % what)
-    if not a.flags.aligned:
-        raise ValueError("%s is not aligned to its dtype; sort a copy" % what)
-
-
-def _check_values(keys, values):
-    """Checks host values for sort_pairs/sort_segments; returns value_size."""
-    _check_host_array(values, "values")
-    if values.shape != keys.shape:
-        raise ValueError("values has shape %s, keys %s: they must match" % (values.shape,
-                                                                             keys.shape))
-    if values.dtype.itemsize not in (4, 8) or values.dtype.hasobject:
-        raise TypeError("values must have 4 or 8 bytes per element (and no Python objects); "
-                        "got %s" % values.dtype)
-    if keys.size and np.may_share_memory(keys, values):
-        raise ValueError("keys and values overlap in memory")
-    return values.dtype.itemsize
-
-
 def _is_cl_array(a):
     # Look at the type's module before importing PyOpenCL: NumPy users never load it.
     if not type(a).__module__.startswith("pyopencl"):
         return False
     import pyopencl.array
     return isinstance(a, pyopencl.array.Array)
+
+
+def _any_cl(*arrays):
+    for x in arrays:
+        if isinstance(x, tuple):
+            if _any_cl(*x):
+                return True
+        elif x is not None and _is_cl_array(x):
+            return True
+    return False
+
+
+def normalize_axis(axis, ndim):
+    """axis as an index in [0, ndim), or None (the flattened array); TypeError for what is not an
+    integer, numpy's AxisError (a ValueError) for one out of range."""
+    if axis is None:
+        return None
+    if isinstance(axis, (bool, np.bool_)):
+        raise TypeError("axis must be an integer or None, got %r" % (axis,))
+    try:
+        ax = operator.index(axis)
+    except TypeError:
+        raise TypeError("axis must be an integer or None, got %r" % (axis,)) from None
+    if not -ndim <= ax < ndim:
+        raise AxisError(ax, ndim)
+    return ax % ndim
+
+
+def _check_k(k, n):
+    if isinstance(k, (bool, np.bool_)):
+        raise TypeError("k must be an integer, got %r" % (k,))
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError("k must be an integer, got %r" % (k,)) from None
+    if not 0 <= k <= n:
+        raise ValueError("k = %d: it must lie in 0..%d (the length of the axis)" % (k, n))
+    return k
+
+
+def _host_keys(a, what="a"):
+    """`a` as a NumPy array of a key dtype (array-likes are converted, nothing is copied yet)."""
+    arr = a if isinstance(a, np.ndarray) else np.asarray(a)
+    key_type(arr.dtype)
+    return arr
+
+
+def _host_values(values, shape):
+    v = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if v.shape != shape:
+        raise ValueError("values has shape %s, keys %s: they must match" % (v.shape, shape))
+    if v.dtype.itemsize not in (4, 8) or v.dtype.hasobject:
+        raise TypeError("values must have 4 or 8 bytes per element (and no Python objects); "
+                        "got %s" % v.dtype)
+    return v
+
+
+def _moved(a, axis):
+    """A view (or, for axis None on a non-contiguous array, a copy) of `a` with the sorted axis
+    last: the rows to sort."""
+    if axis is None:
+        return a.reshape(-1)
+    return np.moveaxis(a, axis, -1)
+
+
+def _check_out(out, shape, dtype, what="out"):
+    """Checks an output array; ValueError for anything wrong with it (it is not touched)."""
+    if not isinstance(out, np.ndarray):
+        raise ValueError("%s must be a numpy.ndarray (got %s)" % (what, type(out).__name__))
+    if out.shape != tuple(shape):
+        raise ValueError("%s has shape %s; the result has shape %s" % (what, out.shape,
+                                                                     tuple(shape)))
+    if out.dtype != dtype:
+        raise ValueError("%s has dtype %s; the result has dtype %s" % (what, out.dtype,
+                                                                     np.dtype(dtype)))
+    if not out.flags.writeable:
+        raise ValueError("%s is read-only" % what)
+    return out
+
+
+def _same_view(x, y):
+    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
+            and x.shape == y.shape and x.strides == y.strides and x.dtype == y.dtype)
+
+
+def _workspace(src, dst):
+    """A C-contiguous array with src's contents to sort in place: dst itself where its layout
+    allows (then the result needs no copy), else a new array. Returns (array, is_dst)."""
+    if dst is not None and dst.flags.c_contiguous and dst.flags.aligned:
+        if not _same_view(src, dst):
+            np.copyto(dst, src)  # numpy buffers overlapping copies itself
+        return dst, True
+    return np.array(src, order="C", copy=True), False
+
+
+def _pair_workspaces(src_k, src_v, dst_k, dst_v):
+    """_workspace for keys and values together: both sorted in their outputs, or both in new
+    arrays. Returns (keys array, values array, in the outputs)."""
+    if dst_k is None or not all(x.flags.c_contiguous and x.flags.aligned for x in (dst_k, dst_v)):
+        return (np.array(src_k, order="C", copy=True), np.array(src_v, order="C", copy=True),
+                False)
+    # Filling one output must not overwrite the other input before it is read.
+    if dst_k.size and np.may_share_memory(dst_k, src_v) and not _same_view(dst_v, src_v):
+        src_v = src_v.copy()
+    if dst_v.size and np.may_share_memory(dst_v, src_k) and not _same_view(dst_k, src_k):
+        src_k = src_k.copy()
+    kw, _ = _workspace(src_k, dst_k)
+    vw, _ = _workspace(src_v, dst_v)
+    return kw, vw, True
+
+
+def _row_indices(shape):
+    """int64 array of `shape` holding each element's position along the last axis."""
+    idx = np.empty(shape, dtype=np.int64)
+    if idx.size:
+        idx[...] = np.arange(shape[-1], dtype=np.int64)
+    return idx
 
 
 def _segment_offsets(offsets, n):
@@ -194,6 +296,67 @@ def _segment_offsets(offsets, n):
     return off
 
 
+def _split_out(out, what):
+    """out for a call with values: None or a (keys, values) pair."""
+    if out is None:
+        return None, None
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise ValueError("%s with values takes out=(keys_out, values_out)" % what)
+    return out[0], out[1]
+
+
+def _opencl_platform_count():
+    """How many OpenCL platforms the ICD loader finds (0 when none), or None if unknown."""
+    try:
+        cl = ctypes.CDLL("libOpenCL.so.1")
+        count = ctypes.c_uint(0)
+        rc = cl.clGetPlatformIDs(ctypes.c_uint(0), None, ctypes.byref(count))
+    except (OSError, AttributeError):
+        return None
+    return count.value if rc == 0 else 0
+
+
+INSTALL_HINT = ("Install an OpenCL ICD loader (Debian: ocl-icd-libopencl1) and a driver "
+                "registered with it in /etc/OpenCL/vendors: PoCL for CPUs (Debian: "
+                "pocl-opencl-icd), or your GPU vendor's (NVIDIA's driver with its OpenCL ICD, "
+                "AMD ROCm, Intel's intel-opencl-icd); `clinfo -l` lists what OpenCL sees.")
+
+
+def _create_error(rc, device):
+    """The Error for a failed clsort_create: for ERR_NO_DEVICE it names the spec, where it came
+    from, and the devices present (or says that there are none, and what to install)."""
+    name = lib().status_name(rc).decode()
+    if device:
+        spec, source = device, "the argument (device=%r)" % device
+    elif os.environ.get("CLSORT_DEVICE"):
+        spec = os.environ["CLSORT_DEVICE"]
+        source = "the environment (CLSORT_DEVICE=%r)" % spec
+    else:
+        spec, source = "", "the default (the first GPU, else the first CPU)"
+    if name != "ERR_NO_DEVICE":
+        return Error(rc, "clsort_create(%r)" % spec, "cannot create a context for device %r "
+                     "(from %s): %s" % (spec, source, lib().last_error(None).decode()))
+    try:
+        present = list_devices()
+    except Error:
+        present = []
+    if not present:
+        platforms = _opencl_platform_count()
+        if not platforms:
+            what = "no OpenCL platform is installed (the ICD loader found no driver)"
+        else:
+            what = "%d OpenCL platform(s) but no OpenCL device on them" % platforms
+        detail = "%s, so there is no device for %r (from %s). %s" % (what, spec, source,
+                                                                  INSTALL_HINT)
+    else:
+        listing = "; ".join("%s %s (%s, %s)" % (d.spec, d.name, d.type, d.platform)
+                            for d, _ in present)
+        detail = ("no OpenCL device matches %r (from %s). Devices present: %s. A spec is 'gpu', "
+                  "'cpu', 'P:D' (platform, device) or part of a device's name"
+                  % (spec, source, listing))
+    return Error(rc, "clsort_create(%r)" % spec, detail)
+
+
 class Context:
     """One clsort context (clsort_create): a device with its own OpenCL context and queue, the
     compiled kernels and scratch buffers. Use it as a context manager or call close(); calls on
@@ -210,7 +373,7 @@ class Context:
         ptr = ctypes.c_void_p()
         rc = lib().create(ctypes.byref(ptr), device.encode() if device else None)
         if rc != 0:
-            raise Error(rc, "clsort_create(%r)" % (device or ""), lib().last_error(None).decode())
+            raise _create_error(rc, device)
         self._ptr = ptr
         self.spec = device or ""
 
@@ -329,74 +492,172 @@ class Context:
 
     # ---- sorts ---------------------------------------------------------------------------
 
-    def sort(self, a, descending=False, algorithm="auto", stable=False):
-        """Sorts `a` in place; see clsort.sort."""
-        if _is_cl_array(a):
-            from . import _opencl
-            return _opencl.sort(self, a, None, descending, algorithm, stable)
-        _check_host_array(a, "a")
-        t, algo = key_type(a.dtype), algorithm_number(algorithm)
-        if a.ndim == 0:
-            raise ValueError("cannot sort a 0-d array")
-        ptr = ctypes.c_void_p(a.ctypes.data)
-        if a.ndim == 1:
-            self._call("sort", ptr, a.size, t, algo, _flags(descending, stable))
-        elif a.size:
-            # Every row along the last axis on its own, as numpy.sort(axis=-1). Keys that compare
-            # equal have identical bits, so a keys-only sort is stable anyway; clsort_sort_batch
-            # refuses the flag, so it is dropped here.
-            n = a.shape[-1]
-            self._call("sort_batch", ptr, n, a.size // n, t, algo, _flags(descending, False))
-        return None
+    def _sort_rows(self, w, values, t, algo, flags):
+        """Sorts every row (last axis) of the C-contiguous array w in place, values (same shape,
+        C-contiguous) following, with one library call."""
+        n = w.shape[-1]
+        if w.size == 0 or n <= 1:
+            return
+        rows = w.size // n
+        kp = ctypes.c_void_p(w.ctypes.data)
+        if values is None:
+            if rows == 1:
+                self._call("sort", kp, n, t, algo, flags)
+            else:
+                # Keys that compare equal have identical bits: keys alone are stable anyway, and
+                # clsort_sort_batch refuses the flag, which only matters for pairs.
+                self._call("sort_batch", kp, n, rows, t, algo, flags & ~STABLE)
+            return
+        vp, vsize = ctypes.c_void_p(values.ctypes.data), values.dtype.itemsize
+        if rows == 1:
+            self._call("sort_pairs", kp, vp, vsize, n, t, algo, flags)
+            return
+        _need_segments()
+        off = np.arange(0, rows * n + 1, n, dtype=np.uint64)
+        self._call("sort_segments", kp, vp, vsize, ctypes.c_void_p(off.ctypes.data), rows, t,
+                   algo, flags)
 
-    def sort_copy(self, a, descending=False, algorithm="auto", stable=False):
-        """A sorted copy of `a`; see clsort.sort_copy."""
-        if _is_cl_array(a):
-            b = a.copy()
-        else:
-            b = np.array(a, order="C", copy=True)
-        self.sort(b, descending=descending, algorithm=algorithm, stable=stable)
-        return b
-
-    def sort_pairs(self, keys, values, stable=False, descending=False, algorithm="auto"):
-        """Sorts keys in place with values following them; see clsort.sort_pairs."""
-        if _is_cl_array(keys) or _is_cl_array(values):
+    def sort(self, a, axis=-1, *, descending=False, stable=False, algorithm="auto", out=None):
+        """The sorted array; see clsort.sort."""
+        if _any_cl(a, out):
             from . import _opencl
-            return _opencl.sort(self, keys, values, descending, algorithm, stable)
-        _check_host_array(keys, "keys")
-        t, algo = key_type(keys.dtype), algorithm_number(algorithm)
-        if keys.ndim != 1:
-            raise ValueError("sort_pairs sorts 1-D arrays (keys has shape %s); rows of a 2-D "
-                             "array are segments for sort_segments" % (keys.shape,))
-        vsize = _check_values(keys, values)
-        self._call("sort_pairs", ctypes.c_void_p(keys.ctypes.data),
-                   ctypes.c_void_p(values.ctypes.data), vsize, keys.size, t, algo,
-                   _flags(descending, stable))
-        return None
+            return _opencl.sort(self, a, axis, descending, stable, algorithm, out)
+        a = _host_keys(a)
+        t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+        ax = normalize_axis(axis, a.ndim)
+        src = _moved(a, ax)
+        dst = None
+        if out is not None:
+            _check_out(out, a.shape if ax is not None else (a.size,), a.dtype)
+            dst = _moved(out, ax)
+        w, in_place = _workspace(src, dst)
+        self._sort_rows(w, None, t, algo, flags)
+        if out is not None:
+            if not in_place:
+                np.copyto(dst, w)
+            return out
+        return w if ax is None else np.moveaxis(w, -1, ax)
 
-    def sort_segments(self, a, offsets, values=None, stable=False, descending=False,
-                      algorithm="auto"):
-        """Sorts each a[offsets[i]:offsets[i+1]] in place; see clsort.sort_segments."""
-        if _is_cl_array(a):
+    def argsort(self, a, axis=-1, *, descending=False, stable=False, algorithm="auto"):
+        """The int64 indices that sort `a` along `axis`; see clsort.argsort."""
+        if _any_cl(a):
             from . import _opencl
-            return _opencl.sort_segments(self, a, offsets, values, descending, algorithm, stable)
-        if lib().sort_segments is None:
-            raise NotImplementedError(
-                "the loaded libclsort (%s, version %s) has no clsort_sort_segments; the "
-                "segmented sort needs a newer library" % (library_path(), library_version()))
-        _check_host_array(a, "a")
-        t, algo = key_type(a.dtype), algorithm_number(algorithm)
+            return _opencl.argsort(self, a, axis, descending, stable, algorithm)
+        a = _host_keys(a)
+        t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+        ax = normalize_axis(axis, a.ndim)
+        w, _ = _workspace(_moved(a, ax), None)
+        idx = _row_indices(w.shape)
+        self._sort_rows(w, idx, t, algo, flags)
+        return idx if ax is None else np.moveaxis(idx, -1, ax)
+
+    def sort_pairs(self, keys, values, axis=-1, *, descending=False, stable=False,
+                   algorithm="auto", out=None):
+        """(sorted keys, values in the same order); see clsort.sort_pairs."""
+        if _any_cl(keys, values, out):
+            from . import _opencl
+            return _opencl.sort_pairs(self, keys, values, axis, descending, stable, algorithm,
+                                      out)
+        keys = _host_keys(keys, "keys")
+        values = _host_values(values, keys.shape)
+        t, algo, flags = key_type(keys.dtype), algorithm_number(algorithm), _flags(descending,
+                                                                                   stable)
+        ax = normalize_axis(axis, keys.ndim)
+        ko, vo = _split_out(out, "sort_pairs")
+        kd = vd = None
+        if out is not None:
+            shape = keys.shape if ax is not None else (keys.size,)
+            _check_out(ko, shape, keys.dtype, "out[0]")
+            _check_out(vo, shape, values.dtype, "out[1]")
+            if ko.size and np.may_share_memory(ko, vo):
+                raise ValueError("out[0] and out[1] overlap in memory")
+            kd, vd = _moved(ko, ax), _moved(vo, ax)
+        kw, vw, in_place = _pair_workspaces(_moved(keys, ax), _moved(values, ax), kd, vd)
+        self._sort_rows(kw, vw, t, algo, flags)
+        if out is not None:
+            if not in_place:
+                np.copyto(kd, kw)
+                np.copyto(vd, vw)
+            return ko, vo
+        if ax is None:
+            return kw, vw
+        return np.moveaxis(kw, -1, ax), np.moveaxis(vw, -1, ax)
+
+    def sort_segments(self, a, offsets, values=None, *, descending=False, stable=False,
+                      algorithm="auto", out=None):
+        """A copy of the 1-D `a` with each segment sorted; see clsort.sort_segments."""
+        if _any_cl(a, values, out):
+            from . import _opencl
+            return _opencl.sort_segments(self, a, offsets, values, descending, stable,
+                                         algorithm, out)
+        _need_segments()
+        a = _host_keys(a)
+        t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
         if a.ndim != 1:
             raise ValueError("sort_segments sorts a 1-D array (got shape %s)" % (a.shape,))
-        vsize, vptr = 0, None
         if values is not None:
-            vsize = _check_values(a, values)
-            vptr = ctypes.c_void_p(values.ctypes.data)
+            values = _host_values(values, a.shape)
         off = _segment_offsets(offsets, a.size)
-        self._call("sort_segments", ctypes.c_void_p(a.ctypes.data), vptr, vsize,
-                   ctypes.c_void_p(off.ctypes.data), off.size - 1, t, algo,
-                   _flags(descending, stable))
-        return None
+        if values is None:
+            if out is not None:
+                _check_out(out, a.shape, a.dtype)
+            kw, in_place = _workspace(a, out)
+            vw = ko = vo = None
+        else:
+            ko, vo = _split_out(out, "sort_segments")
+            if out is not None:
+                _check_out(ko, a.shape, a.dtype, "out[0]")
+                _check_out(vo, a.shape, values.dtype, "out[1]")
+                if ko.size and np.may_share_memory(ko, vo):
+                    raise ValueError("out[0] and out[1] overlap in memory")
+            kw, vw, in_place = _pair_workspaces(a, values, ko, vo)
+        vp = ctypes.c_void_p(vw.ctypes.data) if vw is not None else None
+        vsize = vw.dtype.itemsize if vw is not None else 0
+        self._call("sort_segments", ctypes.c_void_p(kw.ctypes.data), vp, vsize,
+                   ctypes.c_void_p(off.ctypes.data), off.size - 1, t, algo, flags)
+        if values is None:
+            if out is None:
+                return kw
+            if not in_place:
+                np.copyto(out, kw)
+            return out
+        if out is None:
+            return kw, vw
+        if not in_place:
+            np.copyto(ko, kw)
+            np.copyto(vo, vw)
+        return ko, vo
+
+    def topk(self, a, k, axis=-1, *, largest=True, sorted=True):
+        """(values, int64 indices) of the k largest (or smallest) along `axis`; see clsort.topk."""
+        if _any_cl(a):
+            from . import _opencl
+            return _opencl.topk(self, a, k, axis, largest, sorted)
+        a = _host_keys(a)
+        t = key_type(a.dtype)
+        if a.ndim == 0:
+            raise ValueError("topk needs an array of at least one dimension")
+        ax = normalize_axis(axis, a.ndim)
+        src = _moved(a, ax)
+        n = src.shape[-1]
+        k = _check_k(k, n)
+        kv = np.empty(src.shape[:-1] + (k,), dtype=a.dtype)
+        ki = np.empty(src.shape[:-1] + (k,), dtype=np.int64)
+        if kv.size:
+            topk_fn = _need_topk()
+            if not (src.flags.c_contiguous and src.flags.aligned):
+                src = np.array(src, order="C", copy=True)
+            # Indices come back as uint64 (value_size 8); below 2^63 their bits are the int64's.
+            self._call(topk_fn, ctypes.c_void_p(src.ctypes.data), None, 8, n, src.size // n, k,
+                       t, DESCENDING if largest else 0, ctypes.c_void_p(kv.ctypes.data),
+                       ctypes.c_void_p(ki.ctypes.data))
+        if ax is None:
+            return kv, ki
+        return np.moveaxis(kv, -1, ax), np.moveaxis(ki, -1, ax)
+
+    def sort_copy(self, a, descending=False, algorithm="auto", stable=False):
+        """Alias of sort (axis -1), kept for callers of 0.3: sort returns a new array now."""
+        return self.sort(a, descending=descending, stable=stable, algorithm=algorithm)
 
 
 class _PinnedBlock:
@@ -440,54 +701,111 @@ def _context_for(device, arrays):
     the context cached for their queue; else the default context of the device spec."""
     if isinstance(device, Context):
         return device
-    if any(_is_cl_array(x) for x in arrays if x is not None):
+    flat = []
+    for x in arrays:
+        flat.extend(x if isinstance(x, tuple) else [x])
+    if any(_is_cl_array(x) for x in flat if x is not None):
         if device is not None:
             raise ValueError("device=%r: pyopencl arrays sort on their own queue's device "
                              "(pass a clsort.Context to choose the context)" % (device,))
-        queue = next(x for x in arrays if _is_cl_array(x)).queue
+        queue = next(x for x in flat if x is not None and _is_cl_array(x)).queue
         if queue is None:
             raise ValueError("the pyopencl array has no queue; give it one with .with_queue(q)")
         return queue_context(queue)
     return default_context(device)
 
 
-def sort(a, descending=False, algorithm="auto", device=None, stable=False):
-    """Sorts `a` in place in ascending (or descending) order and returns None; for a
-    pyopencl.array.Array, enqueues the sort on the array's queue and returns its pyopencl.Event.
+def sort(a, axis=-1, *, descending=False, stable=False, algorithm="auto", out=None, device=None):
+    """Returns `a` sorted along `axis`, like numpy.sort: a new array, or `out` when given
+    (out=a sorts in place). The input is never modified otherwise.
 
-    NumPy arrays: C-contiguous, writeable, of dtype uint32, int32, float32, uint64, int64 or
-    float64. A 1-D array is sorted whole; an N-D array row by row along its last axis (as
-    numpy.sort(a, axis=-1)). Floats sort by IEEE totalOrder (-NaN < -inf < -0.0 < +0.0 < +inf <
-    +NaN); every output bit pattern is an input bit pattern. Keys alone are stable anyway.
+    a: a NumPy array (or array-like) or a pyopencl.array.Array of dtype uint32, int32, float32,
+    uint64, int64 or float64 (native byte order); anything else raises TypeError. Floats sort by
+    IEEE totalOrder (-NaN < -inf < -0.0 < +0.0 < +inf < +NaN), and every output bit pattern is an
+    input bit pattern. axis: an integer, or None to sort the flattened array (the result is
+    1-D). Every 1-D slice along the axis is sorted on its own, all in one library call.
+    descending: the exact reverse order. stable: accepted for numpy's sake; keys alone are stable
+    anyway (equal keys have identical bits). algorithm: "auto", "bitonic", "odd-even-merge" or
+    "odd-even-transposition". out: an array of the result's shape and dtype (ValueError
+    otherwise); when its rows along the axis are C-contiguous it is sorted where it lies, else
+    the result is copied into it. device: None (the module's default device: CLSORT_DEVICE, else
+    the best one), a device spec string as for Context, or a Context; pyopencl arrays sort on
+    their queue's device.
 
-    algorithm: "auto", "bitonic", "odd-even-merge" or "odd-even-transposition".
-    device: None (the default device), a device spec string as for Context, or a Context."""
-    return _context_for(device, [a]).sort(a, descending, algorithm, stable)
+    Copies: the rows along the axis are gathered into one C-contiguous block (that copy is the
+    result); an axis other than the last, a non-contiguous view or a Fortran-ordered array costs
+    nothing more than that copy, but the result then keeps the sorted axis innermost in memory
+    (np.moveaxis of the sorted block). pyopencl arrays come back C-contiguous, with the event of
+    the work attached."""
+    return _context_for(device, [a, out]).sort(a, axis, descending=descending, stable=stable,
+                                               algorithm=algorithm, out=out)
+
+
+def argsort(a, axis=-1, *, descending=False, stable=False, algorithm="auto", device=None):
+    """Returns the int64 indices that sort `a` along `axis` (numpy.argsort): for axis=None,
+    indices into the flattened array. stable=True keeps equal keys in their input order (in both
+    directions), so that in ascending order the result equals numpy.argsort(a, kind="stable")
+    wherever numpy's order is the header's (numpy puts NaNs last and does not order -0.0 before
+    +0.0; clsort uses totalOrder). Without stable the order of equal keys is unspecified. The
+    keys travel with their positions in one clsort_sort_pairs / clsort_sort_segments call."""
+    return _context_for(device, [a]).argsort(a, axis, descending=descending, stable=stable,
+                                             algorithm=algorithm)
+
+
+def sort_pairs(keys, values, axis=-1, *, descending=False, stable=False, algorithm="auto",
+               out=None, device=None):
+    """Returns (sorted keys, values in the same order): values[i] (any dtype of 4 or 8 bytes,
+    the keys' shape) follows keys[i] along `axis` (None: both flattened). stable=True keeps equal
+    keys in their input order. out=(keys_out, values_out) receives the result (out=(keys, values)
+    sorts in place)."""
+    return _context_for(device, [keys, values, out]).sort_pairs(
+        keys, values, axis, descending=descending, stable=stable, algorithm=algorithm, out=out)
+
+
+def sort_segments(a, offsets, values=None, *, descending=False, stable=False, algorithm="auto",
+                  out=None, device=None):
+    """Returns a copy of the 1-D array `a` in which each segment a[offsets[i]:offsets[i+1]]
+    (i < len(offsets) - 1) is sorted on its own; elements outside [offsets[0], offsets[-1]) are
+    copied unchanged. offsets: nseg + 1 non-decreasing integers (ValueError otherwise). With
+    `values` the result is (keys, values). out: an array (a pair with values) for the result;
+    out=a sorts in place. Raises NotImplementedError when the loaded library predates
+    clsort_sort_segments."""
+    return _context_for(device, [a, values, out]).sort_segments(
+        a, offsets, values, descending=descending, stable=stable, algorithm=algorithm, out=out)
+
+
+def topk(a, k, axis=-1, *, largest=True, sorted=True, device=None):
+    """Returns (values, indices) of the k largest (largest=False: smallest) elements of every
+    1-D slice along `axis`, like torch.topk: both of the input's shape with that axis cut to k,
+    the values in sorted order (largest first, or smallest first), indices int64 positions along
+    the axis. Among equal keys the one with the lower index is taken and comes first, so the
+    result is a stable sort of each slice cut after k. sorted=False is accepted; the result is
+    sorted anyway. 0 <= k <= the axis' length (ValueError otherwise). One clsort_topk call (or
+    clsort_topk_buffer for pyopencl arrays); NotImplementedError when the loaded library lacks
+    it."""
+    return _context_for(device, [a]).topk(a, k, axis, largest=largest, sorted=sorted)
 
 
 def sort_copy(a, descending=False, algorithm="auto", device=None, stable=False):
-    """Returns a sorted copy of `a` (any array-like, or a pyopencl.array.Array), like
-    numpy.sort(a, axis=-1)."""
-    ctx = _context_for(device, [a])
-    return ctx.sort_copy(a, descending, algorithm, stable)
+    """clsort.sort(a) with 0.3's signature, for its callers: 0.3's sort sorted in place, sort_copy
+    returned the sorted copy that sort returns now."""
+    return sort(a, descending=descending, stable=stable, algorithm=algorithm, device=device)
 
 
-def sort_pairs(keys, values, stable=False, descending=False, algorithm="auto", device=None):
-    """Sorts 1-D `keys` in place; values[i] (any dtype of 4 or 8 bytes, same length) follows
-    keys[i]. stable=True keeps equal keys in their input order (host arrays only: the library
-    does the reordering on the host). Returns None, or the pyopencl.Event for device arrays."""
-    return _context_for(device, [keys, values]).sort_pairs(keys, values, stable, descending,
-                                                           algorithm)
+def _need_segments():
+    if lib().sort_segments is None:
+        raise NotImplementedError(
+            "the loaded libclsort (%s, version %s) has no clsort_sort_segments; sorting many "
+            "rows with values needs a newer library" % (library_path(), library_version()))
 
 
-def sort_segments(a, offsets, values=None, stable=False, descending=False, algorithm="auto",
-                  device=None):
-    """Sorts each segment a[offsets[i]:offsets[i+1]] (i < len(offsets) - 1) of the 1-D array `a`
-    in place, values following keys if given; elements outside [offsets[0], offsets[-1]) are not
-    touched. offsets: nseg + 1 non-decreasing integers. Raises NotImplementedError when the loaded
-    library predates clsort_sort_segments."""
-    return _context_for(device, [a, values]).sort_segments(a, offsets, values, stable,
-                                                           descending, algorithm)
+def _need_topk(buffer=False):
+    name = "topk_buffer" if buffer else "topk"
+    if getattr(lib(), name, None) is None:
+        raise NotImplementedError(
+            "the loaded libclsort (%s, version %s) has no clsort_%s; top-k needs a newer "
+            "library" % (library_path(), library_version(), name))
+    return name
 
 
 def get_stats(device=None):

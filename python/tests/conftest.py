@@ -50,7 +50,8 @@ def unsigned(dtype):
 
 
 def bits(a):
-    return np.ascontiguousarray(a).view(unsigned(a.dtype))
+    a = np.asarray(a)
+    return np.ascontiguousarray(a).view(unsigned(a.dtype)).reshape(a.shape)
 
 
 def order_key(a):
@@ -76,6 +77,21 @@ def reference_order(a, descending=False):
 
 def reference_sort(a, descending=False):
     return a[reference_order(a, descending)]
+
+
+def reference_argsort_axis(a, axis, descending=False):
+    """Stable argsort along `axis` (None: flattened) in the header's order."""
+    if axis is None:
+        return reference_order(a.reshape(-1), descending)
+    k = order_key(a)
+    return np.argsort(~k if descending else k, axis=axis, kind="stable")
+
+
+def reference_sort_axis(a, axis, descending=False):
+    idx = reference_argsort_axis(a, axis, descending)
+    if axis is None:
+        return a.reshape(-1)[idx]
+    return np.take_along_axis(a, idx, axis)
 
 
 FLOAT_SPECIALS = {
@@ -116,10 +132,12 @@ def make_keys(rng, dtype, n, distinct=None):
 
 
 def assert_same_bits(got, want, msg=""):
-    assert got.dtype == want.dtype
-    g, w = bits(got), bits(want)
+    assert got.dtype == want.dtype, "%s: dtype %s, want %s" % (msg, got.dtype, want.dtype)
+    assert got.shape == want.shape, "%s: shape %s, want %s" % (msg, got.shape, want.shape)
+    g, w = bits(got).reshape(-1), bits(want).reshape(-1)
     if not np.array_equal(g, w):
         bad = np.flatnonzero(g != w)
         i = bad[0]
-        raise AssertionError("%s: %d of %d elements differ; first at %d: got %r want %r (seed %d)"
-                             % (msg, bad.size, g.size, i, got[i], want[i], SEED))
+        raise AssertionError("%s: %d of %d elements differ; first at flat %d: got %r want %r "
+                             "(seed %d)" % (msg, bad.size, g.size, i, got.reshape(-1)[i],
+                                            want.reshape(-1)[i], SEED))

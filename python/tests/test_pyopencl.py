@@ -1,11 +1,13 @@
-"""clsort on pyopencl.array.Array objects: sorted in device memory on the caller's queue."""
+"""clsort on pyopencl.array.Array objects: the NumPy calls in device memory on the caller's
+queue, every axis and layout, out=, and the errors."""
 import os
 
 import numpy as np
 import pytest
 
 import clsort
-from conftest import DTYPES, SIZES, assert_same_bits, make_keys, reference_sort
+from conftest import (DTYPES, SIZES, assert_same_bits, make_keys, reference_argsort_axis,
+                      reference_sort, reference_sort_axis)
 
 cl = pytest.importorskip("pyopencl", reason="pyopencl is not importable (Debian: python3-pyopencl)")
 cla = pytest.importorskip("pyopencl.array")
@@ -35,36 +37,88 @@ def queue():
     return cl.CommandQueue(context)
 
 
+def skip_fp64(queue, dtype):
+    if np.dtype(dtype) == np.float64 and not queue.device.double_fp_config:
+        pytest.skip("device has no fp64")
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("descending", [False, True], ids=["asc", "desc"])
-def test_sort_device_keys(rng, queue, dtype, n, descending):
-    if dtype == np.float64 and not queue.device.double_fp_config:
-        pytest.skip("device has no fp64")
+def test_sort_1d(rng, queue, dtype, n, descending):
+    skip_fp64(queue, dtype)
     h = make_keys(rng, dtype, n)
     a = cla.to_device(queue, h)
-    event = clsort.sort(a, descending=descending)
-    if n == 0:
-        assert event is None
-    else:
-        assert isinstance(event, cl.Event) and event in a.events
-        event.wait()
-    assert_same_bits(a.get(), reference_sort(h, descending))
+    r = clsort.sort(a, descending=descending)
+    assert isinstance(r, cla.Array) and r is not a
+    assert_same_bits(r.get(), reference_sort(h, descending))
+    assert_same_bits(a.get(), h)  # the input is untouched
+    idx = clsort.argsort(a, descending=descending, stable=True)
+    assert idx.dtype == np.int64
+    assert np.array_equal(idx.get(), reference_argsort_axis(h, -1, descending))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(1,), (5, 7), (3, 4, 5), (2, 0, 3)], ids=str)
+def test_every_axis_and_layout(rng, queue, dtype, shape):
+    skip_fp64(queue, dtype)
+    h = make_keys(rng, dtype, int(np.prod(shape)), distinct=7).reshape(shape)
+    base = cla.to_device(queue, h)
+    # C order, the transposed view (Fortran order) and a sliced (non-contiguous) view.
+    big = np.zeros(tuple(2 * s for s in shape), dtype)
+    big[tuple(slice(0, None, 2) for _ in shape)] = h
+    dbig = cla.to_device(queue, big)
+    views = [("C", base, h), ("T", base.transpose(), h.T),
+             ("strided", dbig[tuple(slice(0, None, 2) for _ in shape)], h)]
+    for name, a, ref in views:
+        for axis in list(range(a.ndim)) + [-1, None]:
+            if axis is None and not a.flags.c_contiguous and a.ndim > 1:
+                with pytest.raises(ValueError, match="contiguous"):
+                    clsort.sort(a, None)
+                continue
+            what = "%s axis=%s" % (name, axis)
+            r = clsort.sort(a, axis)
+            assert r.flags.c_contiguous, what
+            assert_same_bits(r.get(), reference_sort_axis(ref, axis), what)
+            i = clsort.argsort(a, axis, descending=True, stable=True)
+            assert np.array_equal(i.get(), reference_argsort_axis(ref, axis, True)), what
+    assert_same_bits(base.get(), h)
+
+
+def test_out_and_in_place(rng, queue):
+    h = make_keys(rng, np.float32, 60).reshape(6, 10)
+    a = cla.to_device(queue, h)
+    for axis in (0, 1):
+        out = cla.empty_like(a)
+        assert clsort.sort(a, axis, out=out) is out
+        assert_same_bits(out.get(), reference_sort_axis(h, axis))
+        b = a.copy()
+        assert clsort.sort(b, axis, out=b) is b
+        assert_same_bits(b.get(), reference_sort_axis(h, axis))
+    with pytest.raises(ValueError, match="shape"):
+        clsort.sort(a, out=cla.empty(queue, (10, 6), np.float32))
+    with pytest.raises(ValueError, match="dtype"):
+        clsort.sort(a, out=cla.empty(queue, (6, 10), np.float64))
+    with pytest.raises(ValueError):
+        clsort.sort(a, out=np.empty((6, 10), np.float32))  # host and device do not mix
 
 
 @pytest.mark.parametrize("vtype", [np.int32, np.uint64], ids=["v4", "v8"])
 @pytest.mark.parametrize("n", [1, 1025, 100000])
 @pytest.mark.parametrize("descending", [False, True], ids=["asc", "desc"])
-def test_sort_device_pairs(rng, queue, vtype, n, descending):
+def test_sort_pairs(rng, queue, vtype, n, descending):
     h = make_keys(rng, np.float32, n, distinct=n // 3 + 1)
     k = cla.to_device(queue, h)
     v = cla.to_device(queue, np.arange(n).astype(vtype))
-    event = clsort.sort_pairs(k, v, descending=descending)
-    assert event in k.events and event in v.events
-    kk, pos = k.get(), v.get().astype(np.int64)
+    ks, vs = clsort.sort_pairs(k, v, descending=descending)
+    kk, pos = ks.get(), vs.get().astype(np.int64)
     assert_same_bits(kk, reference_sort(h, descending))
     assert np.array_equal(np.sort(pos), np.arange(n))
     assert_same_bits(h[pos], kk)
+    # Stable pairs on the device (through the segmented sort), in place.
+    r = clsort.sort_pairs(k, v, stable=True, descending=descending, out=(k, v))
+    assert r[0] is k and r[1] is v
+    assert np.array_equal(v.get().astype(np.int64), reference_argsort_axis(h, -1, descending))
 
 
 def test_follows_earlier_work_and_attaches_event(rng, queue):
@@ -72,8 +126,9 @@ def test_follows_earlier_work_and_attaches_event(rng, queue):
     h = make_keys(rng, np.int32, 50000) // 2
     a = cla.to_device(queue, h)
     a += 1
-    clsort.sort(a)
-    b = a * 2
+    r = clsort.sort(a)
+    assert r.events
+    b = r * 2
     assert np.array_equal(b.get(), np.sort(h + 1) * 2)
 
 
@@ -83,21 +138,24 @@ def test_sort_copy_device(rng, queue):
     c = clsort.sort_copy(a, descending=True)
     assert isinstance(c, cla.Array)
     assert np.array_equal(c.get(), np.sort(h)[::-1])
-    assert np.array_equal(a.get(), h)  # the original is untouched
+    assert np.array_equal(a.get(), h)
 
 
 def test_offset_views(rng, queue):
-    # A view that starts at the device's base alignment becomes a sub-buffer; others are refused.
+    # Views that start inside their buffer, at the device's base alignment or not.
     align = queue.device.mem_base_addr_align // 8
     per = align // 4
     h = make_keys(rng, np.uint32, 4 * per + 100)
     a = cla.to_device(queue, h)
-    clsort.sort(a[per:])
-    got = a.get()
-    assert np.array_equal(got[:per], h[:per])
-    assert np.array_equal(got[per:], np.sort(h[per:]))
-    with pytest.raises(ValueError, match="starts 4 bytes into its buffer"):
-        clsort.sort(a[1:])
+    for start in (per, 1):
+        assert np.array_equal(clsort.sort(a[start:]).get(), np.sort(h[start:]))
+    b = a.copy()
+    clsort.sort(b[per:], out=b[per:])
+    got = b.get()
+    assert np.array_equal(got[:per], h[:per]) and np.array_equal(got[per:], np.sort(h[per:]))
+    b = a.copy()
+    clsort.sort(b[1:], out=b[1:])  # an unaligned out: sorted in a copy, then copied in
+    assert np.array_equal(b.get()[1:], np.sort(h[1:])) and b.get()[0] == h[0]
 
 
 def test_contexts_per_queue(queue):
@@ -106,39 +164,28 @@ def test_contexts_per_queue(queue):
     c = clsort.queue_context(other)
     assert c is not clsort.queue_context(queue)
     a = cla.to_device(other, np.arange(5000, 0, -1, dtype=np.int64))
-    clsort.sort(a)
-    assert np.array_equal(a.get(), np.arange(1, 5001))
+    assert np.array_equal(clsort.sort(a).get(), np.arange(1, 5001))
     st = c.stats()  # waits for the sort
     assert not st.host_fallback and st.launches > 0
     # An explicit Context on the same queue works too.
     with clsort.Context.from_queue(queue) as mine:
         b = cla.to_device(queue, np.array([3.0, -0.0, 0.0, -1.0], np.float32))
-        clsort.sort(b, device=mine)
-        assert list(b.get().view(np.uint32)) == [0xBF800000, 0x80000000, 0, 0x40400000]
+        r = mine.sort(b)
+        assert list(r.get().view(np.uint32)) == [0xBF800000, 0x80000000, 0, 0x40400000]
 
 
 def test_device_errors(queue):
     a = cla.to_device(queue, np.arange(64, dtype=np.uint32))
-    with pytest.raises(ValueError, match="contiguous"):
-        clsort.sort(a[::2])
-    with pytest.raises(ValueError, match="1-D"):
-        clsort.sort(a.reshape(8, 8))
     with pytest.raises(TypeError, match="uint32, int32"):
         clsort.sort(cla.to_device(queue, np.arange(8, dtype=np.int16)))
     with pytest.raises(ValueError, match="unknown algorithm"):
         clsort.sort(a, algorithm="radix")
     with pytest.raises(ValueError, match="own queue"):
         clsort.sort(a, device="cpu")
-    with pytest.raises(TypeError, match="both in device memory"):
+    with pytest.raises(ValueError):
+        clsort.sort(a, axis=1)
+    with pytest.raises(ValueError, match="host and device"):
         clsort.sort_pairs(a, np.arange(64, dtype=np.uint32))
     with pytest.raises(ValueError, match="shape"):
         clsort.sort_pairs(a, cla.to_device(queue, np.arange(63, dtype=np.uint32)))
-    # Stable pairs need host memory: the library says so, and nothing is enqueued.
-    v = cla.to_device(queue, np.arange(64, dtype=np.uint32))
-    with pytest.raises(clsort.Error) as info:
-        clsort.sort_pairs(a, v, stable=True)
-    assert info.value.name == "ERR_UNSUPPORTED" and "STABLE" in info.value.detail
-    # Keys alone are stable anyway: the flag is accepted there.
-    clsort.sort(a, stable=True, descending=True)
-    assert np.array_equal(a.get(), np.arange(63, -1, -1))
-
+    assert np.array_equal(a.get(), np.arange(64))

@@ -35,12 +35,14 @@ def test_segments_keys(rng, ctx, dtype, descending, nseg):
     n = 20000
     h = make_keys(rng, dtype, n)
     off = random_offsets(rng, n, nseg)
-    a = h.copy()
-    ctx.sort_segments(a, off, descending=descending)
+    a = ctx.sort_segments(h, off, descending=descending)
     want = h.copy()
     for lo, hi in zip(off[:-1], off[1:]):
         want[lo:hi] = reference_sort(h[lo:hi], descending)
     assert_same_bits(a, want)  # also: nothing outside [off[0], off[-1]) moved
+    b = h.copy()
+    assert ctx.sort_segments(b, off, descending=descending, out=b) is b  # in place
+    assert_same_bits(b, want)
 
 
 @needs_segments
@@ -50,13 +52,34 @@ def test_segments_pairs(rng, ctx, stable):
     h = make_keys(rng, np.int32, n, distinct=9)
     off = np.concatenate([[0, 0, 1], rng.integers(1, n, 50), [n, n]])
     off.sort()
-    k, v = h.copy(), np.arange(n, dtype=np.int64)
-    clsort.sort_segments(k, off, values=v, stable=stable, device=ctx)
+    vals = np.arange(n, dtype=np.int64)
+    k, v = clsort.sort_segments(h, off, values=vals, stable=stable, device=ctx)
+    assert np.array_equal(vals, np.arange(n))  # inputs untouched
+    k2, v2 = h.copy(), vals.copy()
+    r = clsort.sort_segments(k2, off, values=v2, stable=True, device=ctx, out=(k2, v2))
+    assert r[0] is k2 and r[1] is v2
+    assert_same_bits(k2, k)
     for lo, hi in zip(off[:-1], off[1:]):
         assert_same_bits(k[lo:hi], reference_sort(h[lo:hi]))
         if stable:
             assert np.array_equal(v[lo:hi], lo + reference_order(h[lo:hi]))
     assert_same_bits(h[v], k)
+
+
+@needs_segments
+def test_segments_errors_touch_nothing(ctx):
+    a = np.arange(10, 0, -1, dtype=np.int32)
+    out = np.zeros(10, np.int32)
+    for bad in ([0, 11], [5, 3], [[0, 4]]):
+        with pytest.raises(ValueError):
+            ctx.sort_segments(a, bad, out=out)
+    with pytest.raises(ValueError, match="1-D"):
+        ctx.sort_segments(a.reshape(2, 5), [0, 5], out=out)
+    with pytest.raises(ValueError):
+        ctx.sort_segments(a, [0, 10], out=np.zeros(9, np.int32))
+    with pytest.raises(ValueError):
+        ctx.sort_segments(a, [0, 10], values=a.copy(), out=out)
+    assert not out.any() and a.tolist() == list(range(10, 0, -1))
 
 
 @pytest.mark.parametrize("bad, kind", [([0, 11], ValueError), ([5, 3], ValueError),
@@ -88,8 +111,7 @@ def test_wrapper_passes_the_c_arguments(rng, ctx, monkeypatch):
     proto = ctypes.CFUNCTYPE(restype, *argtypes)(fake)
     monkeypatch.setattr(lib(), "sort_segments", proto)
     h = make_keys(rng, np.int64, 100)
-    a = h.copy()
-    ctx.sort_segments(a, [3, 10, 10, 60], descending=True, algorithm="bitonic")
+    a = ctx.sort_segments(h, [3, 10, 10, 60], descending=True, algorithm="bitonic")
     values, value_size, nseg, type_, algo, flags, off = seen[0]
     assert (values, value_size, nseg, type_, algo, flags) == (None, 0, 3, 4, 1, 1)
     assert list(off) == [3, 10, 10, 60]
