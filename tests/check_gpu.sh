@@ -7,7 +7,8 @@
 #    compiler, linker and loader there.
 # 2. If no GPU is visible to OpenCL but NVIDIA's driver (libnvidia-opencl.so.1) is installed,
 #    registers it for this run: /tmp/icd/nvidia.icd and OCL_ICD_VENDORS=/tmp/icd.
-# 3. Runs tests/run_tests.sh with CLSORT_DEVICE=gpu.
+# 3. Runs tests/run_tests.sh with CLSORT_DEVICE=gpu, CLSORT_TEST_JOBS programs at once (default
+#    half the cores, at most 8).
 # Environment: BUILD (default build), MAKE, JOBS (default: all cores), and what run_tests.sh
 # reads (CLSORT_TEST_ONLY, CLSORT_TEST_LEVEL, CLSORT_TEST_SEED, CLSORT_DEBUG, ...).
 
@@ -55,5 +56,13 @@ if [ -z "$found" ]; then
 fi
 echo "check_gpu: GPU(s): $(echo "$found" | tr '\n' ';')the suite runs on the first"
 CLSORT_DEVICE=gpu
-export CLSORT_DEVICE
+# The programs run several at once (run_tests.sh, CLSORT_TEST_JOBS): one at a time the GPU sits
+# idle through every program's process start, context creation and host-side checking, and the
+# whole suite took over 420 s on the H200 (2026-11-24). Half the cores, at most 8.
+if [ -z "${CLSORT_TEST_JOBS:-}" ]; then
+    CLSORT_TEST_JOBS=$((JOBS / 2))
+    [ "$CLSORT_TEST_JOBS" -gt 8 ] && CLSORT_TEST_JOBS=8
+    [ "$CLSORT_TEST_JOBS" -lt 1 ] && CLSORT_TEST_JOBS=1
+fi
+export CLSORT_DEVICE CLSORT_TEST_JOBS
 exec sh tests/run_tests.sh

@@ -6,7 +6,10 @@
 #
 # Environment: BUILD (default build); CLSORT_DEVICE (default cpu); CLSORT_TEST_SEED to replay;
 # CLSORT_TEST_LEVEL=0/1/2 for quick/default/thorough sizes; CLSORT_TEST_TIMEOUT (seconds per
-# program, default 900); CLSORT_TEST_ONLY (a pattern: run only the programs whose name has it).
+# program, default 900); CLSORT_TEST_ONLY (a pattern: run only the programs whose name has it);
+# CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core;
+# check_gpu.sh runs several at once on a GPU machine, where the host's cores sit idle otherwise).
+# With more than one job, each program's output is printed whole when it ends, in suite order.
 
 BUILD=${BUILD:-build}
 CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
@@ -14,6 +17,8 @@ export BUILD CLSORT_DEVICE
 CC=${CC:-cc}
 CXX=${CXX:-c++}
 limit=${CLSORT_TEST_TIMEOUT:-900}
+jobs=${CLSORT_TEST_JOBS:-1}
+case $jobs in '' | *[!0-9]*) jobs=1 ;; esac
 
 cd "$(dirname "$0")/.." || exit 2
 logs=$BUILD/test-logs
@@ -57,8 +62,18 @@ run_one() { # name command...
     rc=$(cat "$log.rc")
     rm -f "$log.rc"
     [ "$rc" = 124 ] && echo "# $name: killed after ${limit} s" | tee -a "$log"
-    verdict=$(tap_verdict "$log" "$rc")
     secs=$(($(date +%s) - start))
+    record "$name" "$rc" "$secs"
+}
+
+# Adds one finished program's verdict to the summary.
+record() { # name exit_status seconds
+    name=$1
+    log=$logs/$name.log
+    rc=$2
+    secs=$3
+    echo "# $name: ${secs} s"
+    verdict=$(tap_verdict "$log" "$rc")
     set -- $verdict
     if [ "$1" = pass ]; then
         passed=$((passed + 1))
@@ -75,6 +90,41 @@ FAIL  $name (${secs} s):$*  [log: $log]"
 
 summary=""
 
+# With CLSORT_TEST_JOBS > 1, programs are queued (a command file each, in suite order) and run
+# by xargs -P; run_queue prints their logs and verdicts in queue order once all have ended.
+: >"$logs/queue"
+queue_one() { # name command...
+    if [ "$jobs" -le 1 ] || [ "$2" = header_check ]; then
+        run_one "$@"
+        return
+    fi
+    name=$1
+    shift
+    {
+        printf 'exec'
+        [ "$1" != header_check ] && command -v timeout >/dev/null 2>&1 && printf " timeout %s" "$limit"
+        for a in "$@"; do printf " '%s'" "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")"; done
+        echo
+    } >"$logs/$name.cmd"
+    echo "$name" >>"$logs/queue"
+}
+run_queue() {
+    [ -s "$logs/queue" ] || return 0
+    echo "=== running $(wc -l <"$logs/queue" | tr -d ' ') programs, $jobs at a time"
+    # shellcheck disable=SC2016
+    xargs -P "$jobs" -I{} sh -c 'd=$1; s=$(date +%s); sh "$d/{}.cmd" >"$d/{}.log" 2>&1; echo "$? $(($(date +%s) - s))" >"$d/{}.end"' \
+        sh "$logs" <"$logs/queue"
+    while read -r name; do
+        echo "=== $name"
+        cat "$logs/$name.log"
+        set -- $(cat "$logs/$name.end" 2>/dev/null || echo "1 0")
+        [ "$1" = 124 ] && echo "# $name: killed after ${limit} s" | tee -a "$logs/$name.log"
+        record "$name" "$1" "$2"
+        rm -f "$logs/$name.cmd" "$logs/$name.end"
+    done <"$logs/queue"
+    : >"$logs/queue"
+}
+
 # 1. The test programs.
 found=0
 for t in "$BUILD"/tests/test_*; do
@@ -85,7 +135,7 @@ for t in "$BUILD"/tests/test_*; do
         case $name in *"$CLSORT_TEST_ONLY"*) ;; *) continue ;; esac
     fi
     found=$((found + 1))
-    run_one "$name" "$t"
+    queue_one "$name" "$t"
 done
 if [ "$found" = 0 ] && [ -z "$CLSORT_TEST_ONLY" ]; then
     echo "no test programs in $BUILD/tests (run make tests first)"
@@ -123,21 +173,23 @@ fi
 # 3. The CLI tests, then any other suites added as tests/*.sh.
 if [ -z "$CLSORT_TEST_ONLY" ]; then
     if [ -f tests/cli/run_cli_tests.sh ]; then
-        run_one run_cli_tests sh tests/cli/run_cli_tests.sh
+        queue_one run_cli_tests sh tests/cli/run_cli_tests.sh
     fi
     if [ -f tests/cli/run_pipeline_tests.sh ]; then
-        run_one run_pipeline_tests sh tests/cli/run_pipeline_tests.sh
+        queue_one run_pipeline_tests sh tests/cli/run_pipeline_tests.sh
     fi
     if [ -f tests/cli/fuzz_runs.sh ]; then
-        run_one fuzz_runs sh tests/cli/fuzz_runs.sh
+        queue_one fuzz_runs sh tests/cli/fuzz_runs.sh
     fi
     for s in tests/*.sh; do
         [ -f "$s" ] || continue
         # check_gpu.sh runs this whole suite on a GPU (make check-gpu): not one of its parts.
         case $(basename "$s") in run_tests.sh | check_gpu.sh) continue ;; esac
-        run_one "$(basename "$s" .sh)" sh "$s"
+        queue_one "$(basename "$s" .sh)" sh "$s"
     done
 fi
+
+run_queue
 
 total=$(($(date +%s) - suite_start))
 echo
