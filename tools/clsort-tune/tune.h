@@ -71,6 +71,11 @@ typedef struct tune_state {
     int auto_partial; /* the AUTO measurement stopped early (budget) */
     uint64_t host_fallback_max;
     int host_wins_all; /* the host sort won at every size measured */
+    /* AUTO's host path (CPU devices): the host sort against the device round trip at large
+     * sizes; host_path_max is UINT64_MAX where the host won at every size measured. */
+    tune_point path_pts[TUNE_MAX_POINTS];
+    int npath;
+    uint64_t host_path_max;
     double last_progress;
     unsigned failures; /* candidates that failed, over the whole run */
     int unsearched;    /* combinations the budget left out (not in the config: defaults) */
@@ -91,6 +96,9 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline);
 /* Measures which network AUTO should use per size, then the host-fallback crossover. */
 void tune_measure_auto(tune_state *s, double deadline);
 void tune_measure_host_fallback(tune_state *s, double deadline);
+/* On a CPU device: up to which n AUTO should sort host arrays with the host's own sort
+ * (s->host_path_max, s->path_pts); nothing elsewhere (npath stays 0). */
+void tune_measure_host_path(tune_state *s, double deadline);
 
 clsort_algorithm tune_algo(int net);
 clsort_type tune_type(int w);

@@ -24,6 +24,7 @@ static void usage(FILE *f)
             "                       (under 2 minutes on a 2-core CPU with PoCL)\n"
             "      --budget SECONDS the whole run's time (default 95 with --quick, else 540);\n"
             "                       the search gets 72%%, AUTO 15%%, the host fallback the rest\n"
+            "                       (on a CPU device shared with AUTO's host path: 40/60)\n"
             "  -o, --output FILE    write the config to FILE (\"-\": standard output) instead of\n"
             "                       the first place the runtime looks for this device\n"
             "  -v, --verbose        every candidate and measurement on stderr\n"
@@ -164,6 +165,17 @@ static void write_config(const tune_state *s, FILE *f, const char *date, double 
                 s->host_wins_all ? "# (the host sort won at every size measured)\n" : "",
                 (unsigned long long)s->host_fallback_max);
     }
+    if (s->npath) {
+        fprintf(f, "# AUTO's host path: the host sort against the device round trip (ms):");
+        for (int k = 0; k < s->npath; ++k)
+            fprintf(f, "%s%llu %.1f/%.1f", k == 0 ? "\n#  " : k % 4 ? ", " : ",\n#  ",
+                    (unsigned long long)s->path_pts[k].n, s->path_pts[k].host_ns / 1e6,
+                    s->path_pts[k].device_ns / 1e6);
+        if (s->host_path_max == UINT64_MAX)
+            fprintf(f, "\nhost_path_max = max\n");
+        else
+            fprintf(f, "\nhost_path_max = %llu\n", (unsigned long long)s->host_path_max);
+    }
     for (int net = 0; net < TUNE_NETS; ++net)
         for (int w = 0; w < TUNE_WIDTHS; ++w)
             for (int k = 0; k < TUNE_KINDS; ++k) {
@@ -284,6 +296,15 @@ static void print_summary(const tune_state *s, const char *where, double secs)
                 s->host_wins_all ? " (the host sort won at every size measured)" : "");
     else
         fprintf(f, "host fallback: not measured (budget or a failure above): clsort's default\n");
+    if (s->npath && s->host_path_max == UINT64_MAX)
+        fprintf(f, "host path: AUTO sorts host arrays of every size on the host (the host sort won "
+                   "at every size measured, up to n = %llu)\n",
+                (unsigned long long)s->path_pts[s->npath - 1].n);
+    else if (s->npath)
+        fprintf(f, "host path: AUTO sorts host arrays up to n = %llu on the host\n",
+                (unsigned long long)s->host_path_max);
+    else if (!strcmp(s->info.type, "cpu"))
+        fprintf(f, "host path: not measured (budget or a failure above): clsort's default\n");
     if (s->unsearched)
         fprintf(f, "%d combination%s not searched within the budget: %s clsort's defaults "
                    "(a larger --budget searches them)\n",
@@ -396,7 +417,11 @@ int main(int argc, char **argv)
         return TUNE_EXIT_DEVICE;
     }
     tune_measure_auto(&s, auto_end);
-    tune_measure_host_fallback(&s, host_end);
+    /* On a CPU device the rest is shared: the fallback's small sizes first, then AUTO's host
+     * path (a few large sorts, a second or two each on PoCL). */
+    const int cpu = strcmp(s.info.type, "cpu") == 0;
+    tune_measure_host_fallback(&s, cpu ? auto_end + (host_end - auto_end) * 0.4 : host_end);
+    tune_measure_host_path(&s, host_end);
     tune_progress_done(&s);
 
     const double secs = tune_now() - s.t_start;

@@ -704,3 +704,81 @@ void tune_measure_host_fallback(tune_state *s, double deadline)
     clsort_set_host_fallback_max(s->ctx, saved);
     data_free(&d);
 }
+
+/* On a CPU device the OpenCL "device" is the host's own cores, and the host's sort (Highway's
+ * vqsort where the library has it) can beat the networks at every size: AUTO's host path. Both
+ * sides are timed end to end on host arrays, as a user's clsort_sort runs them: the host sort
+ * (through the fallback size, raised to n for the run) against the network AUTO uses at n.
+ * Sizes from 2^12 up to 2^24 (--quick: 2^14, 2^18, 2^22); the host path reaches up to the last
+ * size of the first run of host wins, or every size when the device never won. */
+void tune_measure_host_path(tune_state *s, double deadline)
+{
+    s->npath = 0;
+    s->host_path_max = 0;
+    if (strcmp(s->info.type, "cpu") != 0)
+        return;
+    const uint64_t lo = s->o->quick ? (1u << 14) : (1u << 12),
+                   hi = s->o->quick ? (1u << 22) : (1u << 24);
+    const unsigned step = s->o->quick ? 4 : 2;
+    tune_data d;
+    if (data_init(&d, 0, 0, (size_t)hi)) {
+        data_free(&d);
+        return;
+    }
+    uint64_t saved = 0;
+    clsort_get_host_fallback_max(s->ctx, &saved);
+    int device_won = 0;
+    for (uint64_t n = lo; n <= hi && s->npath < TUNE_MAX_POINTS; n <<= step) {
+        if (tune_now() > deadline)
+            break; /* past the budget: the sizes measured, if any, decide */
+        tune_point *pt = &s->path_pts[s->npath];
+        memset(pt, 0, sizeof *pt);
+        pt->n = n;
+        int net = 0; /* the network AUTO will use at this size */
+        for (int i = 0; i < s->nrules; ++i)
+            if (n <= s->rule_max[i]) {
+                net = (int)s->rule_algo[i] - 1;
+                break;
+            }
+        pt->winner = net;
+        tune_progress(s, "host path: n=%llu", (unsigned long long)n);
+        uint64_t host = UINT64_MAX, dev = UINT64_MAX, ns, total;
+        char why[128];
+        int ok = 1;
+        /* Three of each (two for the largest sizes, which take a second a pair on PoCL); the
+         * first device run may still compile, so it does not count. */
+        const int reps = n >= (1u << 22) ? 2 : 3;
+        for (int r = 0; r < reps + 1 && ok; ++r) {
+            clsort_set_host_fallback_max(s->ctx, n); /* host sort */
+            if (r < reps) {
+                if (run_once(s, &d, net, (size_t)n, &ns, &total, 0) ||
+                    data_check(&d, (size_t)n, why, sizeof why)) {
+                    ok = 0;
+                    break;
+                }
+                host = total < host ? total : host;
+            }
+            clsort_set_host_fallback_max(s->ctx, 0);
+            if (run_once(s, &d, net, (size_t)n, &ns, &total, CLSORT_NO_HOST_FALLBACK) ||
+                data_check(&d, (size_t)n, why, sizeof why)) {
+                ok = 0;
+                break;
+            }
+            if (r > 0)
+                dev = total < dev ? total : dev;
+        }
+        if (!ok)
+            break;
+        pt->host_ns = (double)host;
+        pt->device_ns = (double)dev;
+        ++s->npath;
+        if (!device_won && host <= dev)
+            s->host_path_max = n;
+        if (host > dev)
+            device_won = 1;
+    }
+    if (s->npath > 0 && !device_won)
+        s->host_path_max = UINT64_MAX;
+    clsort_set_host_fallback_max(s->ctx, saved);
+    data_free(&d);
+}
