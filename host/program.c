@@ -11,11 +11,9 @@
 
 /* Embedded at build time from the kernels/ sources by mk/embed.c. */
 extern const char clsort__src_common[], clsort__src_rows[], clsort__src_bitonic[],
-    clsort__src_oddeven_merge[], clsort__src_transposition[], clsort__src_segmented[],
-    clsort__src_topk[];
+    clsort__src_oddeven_merge[], clsort__src_transposition[], clsort__src_segmented[];
 extern const size_t clsort__src_common_len, clsort__src_rows_len, clsort__src_bitonic_len,
-    clsort__src_oddeven_merge_len, clsort__src_transposition_len, clsort__src_segmented_len,
-    clsort__src_topk_len;
+    clsort__src_oddeven_merge_len, clsort__src_transposition_len, clsort__src_segmented_len;
 
 #define MAX_PARTS 4
 
@@ -44,10 +42,6 @@ char *clsort__network_source(int net, size_t *len)
     if (net == CLSORT__NET_SEGMENTED) { /* segmented.cl holds all three networks' levels */
         parts[1] = clsort__src_segmented;
         lens[1] = clsort__src_segmented_len;
-    }
-    if (net == CLSORT__NET_TOPK) { /* topk.cl: the top-k network and its full sort */
-        parts[1] = clsort__src_topk;
-        lens[1] = clsort__src_topk_len;
     }
     size_t total = 0;
     for (int i = 0; i < MAX_PARTS; ++i)

@@ -6,8 +6,6 @@
 
 /* The program number of kernels/segmented.cl (the networks are 0..CLSORT__NETWORKS-1). */
 #define CLSORT__NET_SEGMENTED CLSORT__NETWORKS
-/* The program number of kernels/topk.cl (host/topk.c). */
-#define CLSORT__NET_TOPK (CLSORT__NETWORKS + 1)
 
 /* Returns (building and caching on first use) the program of network `net` built with these -D
  * options (clsort__build_options; $CLSORT_BUILD_OPTIONS is appended here). index_bits is

@@ -3,18 +3,20 @@
  * and the launches with their events and statistics. */
 #include "topk.h"
 
-#include "program.h"
+#include "cache.h"
+#include "util.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
-/* The top-k program (kernels/topk.cl after common.cl) in program.c's numbering: CLSORT__NET_TOPK
- * next to the networks and the segmented sort, or the manifest's CLSORT__PROGRAM_TOPK where
- * programs are listed in kernels/manifest.h. */
-#ifdef CLSORT__NET_TOPK
-#define TOPK_PROGRAM CLSORT__NET_TOPK
-#else
-#define TOPK_PROGRAM CLSORT__PROGRAM_TOPK
-#endif
+/* Embedded at build time from the kernels/ sources by mk/embed.c. */
+extern const char clsort__src_common[], clsort__src_topk[];
+extern const size_t clsort__src_common_len, clsort__src_topk_len;
+
+/* The top-k programs' mark in the context's program list (clsort__program.network): no network,
+ * no other program, has a negative number. */
+#define TOPK_PROGRAM (-27)
 
 #define GLOBAL_GROUP 256u /* work-items per group of topk_global */
 #define TILE_MAX 4096u
@@ -208,6 +210,90 @@ static int launch(topk_run *r, cl_kernel kern, const char *name, size_t global, 
     return CLSORT_OK;
 }
 
+/* Builds (or finds) the top-k program for these -D options: common.cl and topk.cl, through the
+ * disk cache like every program (cache.c), kept on the context's program list under its own mark
+ * until clsort_destroy. The top-k kernels take argument lists of their own, so they keep their
+ * build and launch code here, as the segmented sort once did. */
+static int get_program(clsort_ctx *ctx, const char *build_options, clsort__program **out)
+{
+    char options[1024];
+    snprintf(options, sizeof options, "%s", build_options);
+    const char *extra = getenv("CLSORT_BUILD_OPTIONS"); /* fault injection and experiments */
+    if (extra && *extra) {
+        strncat(options, " ", sizeof options - strlen(options) - 1);
+        strncat(options, extra, sizeof options - strlen(options) - 1);
+    }
+    for (clsort__program *q = ctx->programs; q; q = q->next)
+        if (q->network == TOPK_PROGRAM && !strcmp(q->options, options)) {
+            *out = q;
+            return CLSORT_OK;
+        }
+    int rc = CLSORT_OK;
+    cl_int err;
+    cl_program prog = NULL;
+    const uint64_t t0 = clsort__now_ns();
+    size_t len = clsort__src_common_len + 1 + clsort__src_topk_len + 1;
+    char *src = malloc(len + 1);
+    clsort__program *q = calloc(1, sizeof *q);
+    char *opt = malloc(strlen(options) + 1);
+    if (!src || !q || !opt) {
+        rc = clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "out of host memory building a program");
+        goto fail;
+    }
+    strcpy(opt, options);
+    memcpy(src, clsort__src_common, clsort__src_common_len);
+    src[clsort__src_common_len] = '\n';
+    memcpy(src + clsort__src_common_len + 1, clsort__src_topk, clsort__src_topk_len);
+    src[len - 1] = '\n';
+    src[len] = 0;
+    prog = clsort__cache_load(ctx, src, len, options);
+    if (!prog) {
+        const char *s = src;
+        prog = clCreateProgramWithSource(ctx->context, 1, &s, &len, &err);
+        CLSORT__CL_CHECK(ctx, err, "clCreateProgramWithSource", "top-k");
+        err = clBuildProgram(prog, 1, &ctx->dev.id, options, NULL, NULL);
+        clsort__trace(ctx, "built program in %.1f ms: %s", (clsort__now_ns() - t0) / 1e6,
+                      options);
+        if (err != CL_SUCCESS) {
+            rc = clsort__cl_fail(ctx, err, "clBuildProgram", "top-k");
+            if (rc != CLSORT_ERR_OUT_OF_MEMORY)
+                rc = CLSORT_ERR_BUILD;
+            clsort__append_error(ctx, "\nbuild options: ");
+            clsort__append_error(ctx, options);
+            size_t log_size = 0;
+            clGetProgramBuildInfo(prog, ctx->dev.id, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);
+            char *log = log_size ? malloc(log_size + 1) : NULL;
+            if (log && clGetProgramBuildInfo(prog, ctx->dev.id, CL_PROGRAM_BUILD_LOG, log_size,
+                                             log, NULL) == CL_SUCCESS) {
+                log[log_size] = 0;
+                clsort__append_error(ctx, "\nbuild log:\n");
+                clsort__append_error(ctx, log);
+            }
+            free(log);
+            goto fail;
+        }
+        clsort__cache_store(ctx, prog, src, len, options);
+    }
+    free(src);
+    q->program = prog;
+    q->options = opt;
+    q->network = TOPK_PROGRAM;
+    q->index_bits = 64;
+    q->next = ctx->programs;
+    ctx->programs = q;
+    ctx->stats.build_ns += clsort__now_ns() - t0;
+    *out = q;
+    return CLSORT_OK;
+fail:
+    if (prog)
+        clReleaseProgram(prog);
+    free(src);
+    free(q);
+    free(opt);
+    ctx->stats.build_ns += clsort__now_ns() - t0;
+    return rc;
+}
+
 /* The program's kernel of that name, created on first use and kept with the program (the same
  * bookkeeping as clsort__get_kernel, by name: the top-k kernels are not in the sorts' tables). */
 static int get_kernel(clsort_ctx *ctx, clsort__program *prog, const char *name, cl_kernel *out,
@@ -353,7 +439,7 @@ int clsort__topk_enqueue(clsort_ctx *ctx, const clsort__topk_job *job)
              "-DCLSORT_TOPK=1 -DKEY_BITS=%d -DVAL_BYTES=%zu -DTK_OUT=%d -DTK_IDX_BITS=%d "
              "-DTK_TILE=%u -DTK_WG=%u",
              (int)ks * 8, item_vs, out_kind, ib * 8, T, wg);
-    CLSORT__CHECK(clsort__get_program(ctx, TOPK_PROGRAM, 64, options, &r.prog));
+    CLSORT__CHECK(get_program(ctx, options, &r.prog));
 
     uint64_t items[3] = {0, 0, 0};
     unsigned steps = 0;
