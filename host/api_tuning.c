@@ -38,3 +38,23 @@ int clsort_get_host_fallback_max(const clsort_ctx *ctx, uint64_t *max_n)
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
     return CLSORT_OK;
 }
+
+int clsort_set_host_path_max(clsort_ctx *ctx, uint64_t max_n)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    ctx->host_path_max = max_n;
+    pthread_mutex_unlock(&ctx->lock);
+    return CLSORT_OK;
+}
+
+int clsort_get_host_path_max(const clsort_ctx *ctx, uint64_t *max_n)
+{
+    if (!ctx || !max_n)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock((pthread_mutex_t *)&ctx->lock);
+    *max_n = ctx->host_path_max;
+    pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
+    return CLSORT_OK;
+}

@@ -99,7 +99,13 @@ typedef enum clsort_type {
     CLSORT_F64
 } clsort_type;
 
-/** Sorting networks. AUTO picks the fastest for the size and type on the context's device. */
+/** Sorting networks. AUTO picks the fastest for the size and type on the context's device: a
+ *  network, or for host arrays the host's own sort where it wins (AUTO's host path: on a CPU
+ *  device, where the "device" is the host's cores, every size by default; see
+ *  clsort_set_host_path_max). BITONIC, ODD_EVEN_MERGE and ODD_EVEN_TRANSPOSITION always run
+ *  that network above the small-input host fallback (clsort_set_host_fallback_max; none with
+ *  CLSORT_NO_HOST_FALLBACK): they are what the data-oblivious guarantee covers
+ *  (docs/security.md). */
 typedef enum clsort_algorithm {
     CLSORT_AUTO,
     CLSORT_BITONIC,
@@ -115,7 +121,8 @@ typedef enum clsort_algorithm {
  *  back in input order on the host, and the values are moved by position (n * 8 + n * value_size
  *  bytes of host memory). */
 #define CLSORT_STABLE 2u
-/** Flag: never use the host fallback for small inputs; always run the device network. */
+/** Flag: never sort on the host (neither the fallback for small inputs nor AUTO's host path);
+ *  always run the device network. */
 #define CLSORT_NO_HOST_FALLBACK 4u
 
 /** Returns the size in bytes of one key of `type` (4 or 8), or 0 for an invalid type. */
@@ -493,6 +500,19 @@ CLSORT_API int clsort_set_host_fallback_max(clsort_ctx *ctx, uint64_t max_n);
  *  (from the config, the built-in default, or clsort_set_host_fallback_max). Returns CLSORT_OK
  *  or CLSORT_ERR_INVALID_ARG. */
 CLSORT_API int clsort_get_host_fallback_max(const clsort_ctx *ctx, uint64_t *max_n);
+
+/** Sets the size up to which clsort_sort, clsort_sort_pairs and clsort_sort_segments with
+ *  CLSORT_AUTO sort host arrays with the host's own sort (AUTO's host path: Highway's vqsort
+ *  where the library was built with libhwy, else a radix sort; UINT64_MAX: every size, 0: only
+ *  the fallback's sizes) on this context, overriding the config's [auto] host_path_max and the
+ *  built-in default (every size on a CPU device, 0 elsewhere). Explicit networks and
+ *  CLSORT_NO_HOST_FALLBACK are not affected. Returns CLSORT_OK or CLSORT_ERR_INVALID_ARG. */
+CLSORT_API int clsort_set_host_path_max(clsort_ctx *ctx, uint64_t max_n);
+
+/** Returns in *max_n the size up to which AUTO sorts host arrays on the host on this context
+ *  (from the config, the built-in default, or clsort_set_host_path_max). Returns CLSORT_OK or
+ *  CLSORT_ERR_INVALID_ARG. */
+CLSORT_API int clsort_get_host_path_max(const clsort_ctx *ctx, uint64_t *max_n);
 
 #ifdef __cplusplus
 }

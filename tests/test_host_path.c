@@ -274,7 +274,21 @@ static void test_who_gets_it(void)
 
     write_config(&copy, "host_path_max = 0\nhost_fallback_max = 0\n");
     ctx = t_create_ctx();
+    uint64_t got = 1;
+    t_ok(clsort_get_host_path_max(ctx, &got) == CLSORT_OK && got == 0,
+         "host_path_max = 0: clsort_get_host_path_max says 0 (%llu)", (unsigned long long)got);
     t_is_int(where(ctx, 3000, CLSORT_AUTO, 0, 0), 0, "host_path_max = 0: AUTO runs a network");
+    /* The call overrides the config, on this context. */
+    t_is_status(clsort_set_host_path_max(ctx, 3000), CLSORT_OK, "clsort_set_host_path_max(3000)");
+    t_ok(clsort_get_host_path_max(ctx, &got) == CLSORT_OK && got == 3000,
+         "... clsort_get_host_path_max says 3000 (%llu)", (unsigned long long)got);
+    t_is_int(where(ctx, 3000, CLSORT_AUTO, 0, 0), 1, "... AUTO of 3000 keys: the host sort");
+    t_is_int(where(ctx, 3001, CLSORT_AUTO, 0, 0), 0, "... AUTO of 3001 keys: a network");
+    t_is_int(where(ctx, 3000, CLSORT_BITONIC, 0, 0), 0, "... BITONIC of 3000 keys: the network");
+    t_is_status(clsort_set_host_path_max(NULL, 1), CLSORT_ERR_INVALID_ARG,
+                "clsort_set_host_path_max(NULL): CLSORT_ERR_INVALID_ARG");
+    t_is_status(clsort_get_host_path_max(ctx, NULL), CLSORT_ERR_INVALID_ARG,
+                "clsort_get_host_path_max(ctx, NULL): CLSORT_ERR_INVALID_ARG");
     clsort_destroy(ctx);
 
     /* Unusable: a warning naming the key, and the default. */

@@ -414,9 +414,14 @@ int cli_sort_input(const cli_opts *o)
                  run_records);
     /* Records that are their own keys stream through pinned memory and the device (issue 10);
      * inputs small enough for the library's host fallback are sorted faster in host memory. */
-    uint64_t fallback_max = 0;
+    uint64_t fallback_max = 0, path_max = 0;
     clsort_get_host_fallback_max(ctx, &fallback_max);
-    if (cli_pipeline_wanted(&x.ks) && !(in.is_regular && in.size / R <= fallback_max)) {
+    /* So are runs that AUTO gives the host's own sort (a CPU device: 2.5-10x faster there than
+     * streaming through the device's buffer, docs/bench/cpu-path-2026-11-24.md). */
+    clsort_get_host_path_max(ctx, &path_max);
+    const uint64_t run_n = in.is_regular && in.size / R < run_records ? in.size / R : run_records;
+    if (cli_pipeline_wanted(&x.ks) && !(in.is_regular && in.size / R <= fallback_max) &&
+        !(o->algorithm == CLSORT_AUTO && run_n <= path_max)) {
         rc = cli_pipeline_sort(ctx, &x.ks, o->algorithm, run_records, &in, &out, &x.runs,
                                o->tmpdir, &x.pipe);
         if (rc != CLI_PIPE_UNAVAILABLE) {
