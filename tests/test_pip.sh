@@ -108,6 +108,17 @@ check "python/ copied out of the checkout: a clear error" 'grep -q "cannot find 
 CLSORT_BUILD_LIBRARY=0 "$python" -m pip wheel --no-deps -w "$tmp/w3" ./python >"$tmp/pure.log" 2>&1
 check "CLSORT_BUILD_LIBRARY=0: a pure-Python wheel (for packagers of the library)" '[ -n "$(ls "$tmp"/w3/clsort-*-py3-none-any.whl 2>/dev/null)" ]' ||
     tail -10 "$tmp/pure.log" | sed 's/^/# /'
+# An sdist carries the library's sources (csrc/): a wheel built from it, far from the checkout,
+# carries the library too.
+mkdir -p "$tmp/sdist"
+sdist=$(cd python && "$python" -c "import sys; sys.path.insert(0, 'backend'); import clsort_backend as b; print(b.build_sdist(sys.argv[1]))" "$tmp/sdist" 2>"$tmp/sdist.log")
+(cd "$tmp/sdist" && tar xzf "$sdist" 2>>"$tmp/sdist.log" &&
+    "$python" -m pip wheel --no-deps -w "$tmp/sdist/w" "./${sdist%.tar.gz}" >>"$tmp/sdist.log" 2>&1)
+check "an sdist carries the sources: its wheel holds libclsort" \
+    '[ -n "$sdist" ] && "$python" -c "
+import sys, zipfile
+assert \"clsort/lib/libclsort.so.0\" in zipfile.ZipFile(sys.argv[1]).namelist()
+" "$(ls "$tmp"/sdist/w/clsort-*.whl 2>/dev/null | head -1)"' || tail -10 "$tmp/sdist.log" | sed 's/^/# /'
 check "the source tree is left as it was" '[ "$(git status --porcelain --ignored python 2>/dev/null)" = "$before" ]'
 
 echo "1..$n"

@@ -95,6 +95,9 @@ _OPTIONAL = {
     "clsort_sort_segments": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u]),
     "clsort_sort_segments_buffer": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u, ctypes.c_uint32,
                                          _p, ctypes.POINTER(_p)]),
+    # 0.4.0: AUTO's host path (on CPU devices the host's own sort, every size by default).
+    "clsort_set_host_path_max": (_i, [_p, ctypes.c_uint64]),
+    "clsort_get_host_path_max": (_i, [_p, ctypes.POINTER(ctypes.c_uint64)]),
     # 0.4.0 (issue 27): (ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
     # out_values [, num_wait, wait, done]).
     "clsort_topk": (_i, [_p, _p, _p, _sz, _sz, _sz, _sz, _i, _u, _p, _p]),

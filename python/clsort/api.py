@@ -490,6 +490,23 @@ class Context:
     def host_fallback_max(self, n):
         self._call("set_host_fallback_max", ctypes.c_uint64(int(n)))
 
+    @property
+    def host_path_max(self):
+        """AUTO sorts host arrays up to this many keys with the host's own sort (AUTO's host
+        path: every size on a CPU device by default, 0 elsewhere); 0 makes AUTO run the device
+        networks above the fallback. NotImplementedError with a library older than 0.4."""
+        if lib().get_host_path_max is None:
+            raise NotImplementedError("the loaded libclsort has no clsort_get_host_path_max")
+        n = ctypes.c_uint64()
+        self._call("get_host_path_max", ctypes.byref(n))
+        return n.value
+
+    @host_path_max.setter
+    def host_path_max(self, n):
+        if lib().set_host_path_max is None:
+            raise NotImplementedError("the loaded libclsort has no clsort_set_host_path_max")
+        self._call("set_host_path_max", ctypes.c_uint64(int(n)))
+
     # ---- sorts ---------------------------------------------------------------------------
 
     def _sort_rows(self, w, values, t, algo, flags):

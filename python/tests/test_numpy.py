@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import clsort
+import clsort._lib
 from conftest import (DEVICE, DTYPES, SIZES, assert_same_bits, make_keys, reference_argsort_axis,
                       reference_order, reference_sort, reference_sort_axis)
 
@@ -36,23 +37,27 @@ def check_permutation(idx, a, axis):
         assert np.array_equal(np.sort(idx, axis=axis), want)
 
 
+@pytest.mark.parametrize("which", ["default", "networks"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
-def test_every_axis_and_layout(rng, dtype, shape):
+def test_every_axis_and_layout(rng, dev_ctx, which, dtype, shape):
+    # "default": the module's calls on the default device, as a user makes them (on a CPU
+    # device AUTO may sort on the host); "networks": a context that always runs the device.
+    device = DEVICE if which == "default" else dev_ctx
     for name, a in layouts(rng, dtype, shape):
         before = a.copy()
         for axis in list(range(-a.ndim, a.ndim)) + [None]:
             for desc in (False, True):
                 what = "%s %s axis=%s desc=%s" % (name, shape, axis, desc)
                 want = reference_sort_axis(a, axis, desc)
-                got = clsort.sort(a, axis, descending=desc, device=DEVICE)
+                got = clsort.sort(a, axis, descending=desc, device=device)
                 assert isinstance(got, np.ndarray)
                 assert_same_bits(got, want, "sort " + what)
-                idx = clsort.argsort(a, axis, descending=desc, stable=True, device=DEVICE)
+                idx = clsort.argsort(a, axis, descending=desc, stable=True, device=device)
                 assert idx.dtype == np.int64, what
                 assert np.array_equal(idx, reference_argsort_axis(a, axis, desc)), what
                 # Without stable: a permutation that sorts (ties in any order).
-                idx = clsort.argsort(a, axis, descending=desc, device=DEVICE)
+                idx = clsort.argsort(a, axis, descending=desc, device=device)
                 check_permutation(idx, a, axis)
                 taken = (a.reshape(-1)[idx] if axis is None
                          else np.take_along_axis(a, idx, axis))
@@ -204,6 +209,9 @@ def test_stats_and_fallback(rng):
             assert c.stats().host_fallback
         c.host_fallback_max = 0
         assert c.host_fallback_max == 0
+        if clsort._lib.lib().set_host_path_max is not None:
+            c.host_path_max = 0
+            assert c.host_path_max == 0
         c.sort(make_keys(rng, np.uint32, 100))
         st = c.stats()
         assert not st.host_fallback and st.launches >= 1 and st.total_ns > 0
