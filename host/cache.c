@@ -182,7 +182,9 @@ static unsigned char *read_entry(clsort_ctx *ctx, const char *path, const char *
     char *stored_key = NULL;
     const char *why = "";
     char untrusted[200];
-    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO under an entry's name (anyone may create one in a sticky shared
+     * directory) must not hang the open; fstat below then refuses it. No effect on files. */
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         if (fd >= 0)
@@ -356,9 +358,15 @@ static int lock_dir(const char *dir)
     char path[1100];
     if (snprintf(path, sizeof path, "%s/%s", dir, CACHE_LOCK_NAME) >= (int)sizeof path)
         return -1;
-    const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    /* O_NONBLOCK and a regular file only, as for entries: a FIFO here must not hang. */
+    const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
     for (int waited_ms = 0;; waited_ms += 5) {
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
             return fd;

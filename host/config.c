@@ -10,9 +10,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The last place for the shipped configs: $(DATADIR)/clsort/devices of the Makefile that built
  * this file (-DCLSORT_DATADIR=...). The places found from the library's own file come first, so
@@ -414,16 +417,13 @@ static int apply_parsed(parse_state *st, config_values *out)
 }
 
 /* A config that another user could have written (the file, or the directory holding it) is not
- * used: it picks the kernels' parameters (docs/security.md). Returns 1 if path may be read (or
- * does not exist: the lookup then goes on as usual); else warns on ctx (if any) and returns 0. */
-static int config_trusted(clsort_ctx *ctx, const char *path)
+ * used: it picks the kernels' parameters (docs/security.md). st is the open file's. Returns 1 if
+ * it may be read; else warns on ctx (if any) and returns 0. */
+static int config_trusted(clsort_ctx *ctx, const char *path, const struct stat *st)
 {
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return 1;
     char why[200], dir[2600];
     const char *what = path;
-    int bad = clsort__check_trusted_stat(&st, why, sizeof why);
+    int bad = clsort__check_trusted_stat(st, why, sizeof why);
     if (!bad) {
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
@@ -444,12 +444,24 @@ static int config_trusted(clsort_ctx *ctx, const char *path)
 static int try_file(const clsort__device *dev, clsort_ctx *ctx, const char *path,
                     config_values *out)
 {
-    if (!config_trusted(ctx, path))
-        return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
+    /* O_NONBLOCK: a FIFO (or a device) put where the config belongs must not hang the open;
+     * only a regular file is read. The checks use the opened file, not the name again. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         if (errno != ENOENT && ctx)
             clsort__warn(ctx, "config %s: cannot read it (%s); ignored", path, strerror(errno));
+        return 0;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (ctx)
+            clsort__warn(ctx, "config %s: not a regular file; ignored", path);
+        close(fd);
+        return 0;
+    }
+    FILE *f = config_trusted(ctx, path, &sb) ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        close(fd);
         return 0;
     }
     parse_state *st = calloc(1, sizeof *st);
