@@ -126,7 +126,8 @@ def torch_dtype(torch, dtype):
 def bench_host(args, ctx, rng, info, cupy, torch, torch_dev):
     sort_t = Table("sort, host arrays (end to end, ms)", ["n", "dtype"],
                    "NumPy array in, sorted NumPy array out. `out=b`: sorted in place (no copy); "
-                   "pinned: `b` from clsort.empty_pinned.")
+                   "pinned: `b` from clsort.empty_pinned; bitonic: algorithm=\"bitonic\", the "
+                   "device network where AUTO would take the host path (CPU devices).")
     arg_t = Table("argsort, host arrays (end to end, ms)", ["n", "dtype"],
                   "int64 indices out. numpy: kind=\"stable\" (and the default quicksort).")
     for dtype in args.dtypes:
@@ -140,6 +141,12 @@ def bench_host(args, ctx, rng, info, cupy, torch, torch_dev):
             ms, got = timed(lambda: ctx.sort(a), args.repeat)
             same(got, want, "clsort.sort")
             r.put("clsort.sort", ms)
+            if info.type != "gpu":
+                # AUTO on a CPU device sorts host arrays with the host's own sort (its host
+                # path); the network on the same cores, for comparison:
+                ms, got = timed(lambda: ctx.sort(a, algorithm="bitonic"), args.repeat)
+                same(got, want, "clsort.sort bitonic")
+                r.put("clsort.sort bitonic", ms)
             b = np.empty_like(a)
             ms, _ = timed(lambda: ctx.sort(b, out=b), args.repeat, lambda: np.copyto(b, a))
             same(b, want, "clsort.sort(out=b)")
@@ -162,6 +169,10 @@ def bench_host(args, ctx, rng, info, cupy, torch, torch_dev):
             ms, got = timed(lambda: ctx.argsort(a), args.repeat)
             same(a[got], want, "clsort.argsort")
             q.put("clsort.argsort", ms)
+            if info.type != "gpu":
+                ms, got = timed(lambda: ctx.argsort(a, algorithm="bitonic"), args.repeat)
+                same(a[got], want, "clsort.argsort bitonic")
+                q.put("clsort.argsort bitonic", ms)
             if cupy is not None:
                 ms, got = timed(lambda: cupy.asnumpy(cupy.sort(cupy.asarray(a))), args.repeat)
                 same(got, want, "cupy")

@@ -50,6 +50,32 @@ kernel void iota_rows(global long *out, ulong total, ulong n)
     if (i < total)
         out[i] = (long)(i % n);
 }
+
+/* Stable argsort of 32-bit keys: each key's order-preserving bits (kind 0 unsigned, 1 signed,
+ * 2 float by totalOrder; inverted for descending) above its position in the row, as one ulong
+ * key whose plain sort is the stable order. */
+kernel void compose32(global ulong *out, global const uint *keys, ulong total, ulong n,
+                      uint kind, uint descending)
+{
+    ulong i = get_global_id(0);
+    if (i >= total)
+        return;
+    uint u = keys[i];
+    if (kind == 1)
+        u ^= 0x80000000u;
+    else if (kind == 2)
+        u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    if (descending)
+        u = ~u;
+    out[i] = ((ulong)u << 32) | (i % n);
+}
+
+kernel void low32(global long *out, global const ulong *composite, ulong total)
+{
+    ulong i = get_global_id(0);
+    if (i < total)
+        out[i] = (long)(composite[i] & 0xffffffffUL);
+}
 """
 _programs = {}
 
@@ -275,8 +301,23 @@ def argsort(ctx, a, axis, descending, stable, algorithm):
     t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
     ax = normalize_axis(axis, a.ndim)
     w, _ = _workspace(q, _moved(a, ax), None)
-    idx = _row_indices(q, w.shape)
-    _sort_rows(ctx, w, idx, t, algo, flags)
+    n = w.shape[-1] if w.ndim else 1
+    if stable and a.dtype.itemsize == 4 and w.size and n < (1 << 32):
+        # clsort_sort_buffer has no stable mode and the segmented sort of long rows is slow:
+        # 32-bit keys and their positions fit one 64-bit key, whose plain sort is stable.
+        prg = _program(q.context)
+        comp = cla.empty(q, w.shape, np.uint64)
+        _attach(prg.compose32(q, (w.size,), None, comp.base_data, w.base_data,
+                              np.uint64(w.size), np.uint64(n), np.uint32("uif".index(a.dtype.kind)),
+                              np.uint32(bool(descending)),
+                              wait_for=w.events or None), comp)
+        _sort_rows(ctx, comp, None, key_type(np.uint64), algo, 0)
+        idx = cla.empty(q, w.shape, np.int64)
+        _attach(prg.low32(q, (w.size,), None, idx.base_data, comp.base_data,
+                          np.uint64(w.size), wait_for=comp.events or None), idx)
+    else:
+        idx = _row_indices(q, w.shape)
+        _sort_rows(ctx, w, idx, t, algo, flags)
     return _result(q, idx, ax, a.shape if ax is not None else (a.size,))
 
 
