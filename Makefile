@@ -18,6 +18,12 @@ LDLIBS  = -lOpenCL -lpthread -lm -linih
 # Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
 # DEB_PKGS); else the library's own radix sort. `make HAVE_HWY=` builds without it. With it the
 # library needs libhwy_contrib, libhwy and libstdc++ (clsort.pc and the CMake package say so).
+HAVE_HWY ?= $(shell echo '\#include <hwy/contrib/sort/vqsort.h>' | $(CXX) -E -x c++ - >/dev/null 2>&1 && echo 1)
+HWY_LIBS  = $(if $(HAVE_HWY),-lhwy_contrib -lhwy -lstdc++)
+LDLIBS   += $(HWY_LIBS)
+# Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
+# DEB_PKGS); else the library's own radix sort. `make HAVE_HWY=` builds without it. With it the
+# library needs libhwy_contrib, libhwy and libstdc++ (clsort.pc and the CMake package say so).
 # (-include, not an echoed '#include': GNU make 4.3 passes a backslash-escaped '#' through to the
 # shell, the preprocessor took '\#include' for text and every machine seemed to have Highway.)
 ifeq ($(origin HAVE_HWY),undefined)
@@ -173,7 +179,9 @@ CONFIGS  = $(wildcard configs/*.ini)
 # Libs.private by name.
 PC_HAVE_DEPS := $(shell pkg-config --exists OpenCL inih 2>/dev/null && echo yes)
 PC_REQUIRES_PRIVATE = $(if $(PC_HAVE_DEPS),OpenCL inih)
-PC_LIBS_PRIVATE     = $(if $(PC_HAVE_DEPS),,-lOpenCL -linih) -lpthread -lm
+PC_LIBS_PRIVATE     = $(if $(PC_HAVE_DEPS),,-lOpenCL -linih) -lpthread -lm $(HWY_LIBS)
+# The CMake package's static target: the same libraries where the library has vqsort.
+CMAKE_HWY_LIBS      = $(if $(HAVE_HWY),;hwy_contrib;hwy;stdc++)
 # clsort.h includes <CL/cl.h>: its headers' .pc goes to Requires when there is one.
 PC_REQUIRES := $(shell pkg-config --exists OpenCL-Headers 2>/dev/null && echo OpenCL-Headers)
 
@@ -184,7 +192,7 @@ $(BUILD)/clsort.pc: mk/clsort.pc.in include/clsort.h FORCE | $(BUILD)
 	    mk/clsort.pc.in >$@
 $(BUILD)/clsortConfig.cmake: mk/clsortConfig.cmake.in include/clsort.h FORCE | $(BUILD)
 	sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@SO_REAL@|$(SO_REAL)|g' \
-	    -e 's|@SO_NAME@|$(SO_NAME)|g' mk/clsortConfig.cmake.in >$@
+	    -e 's|@SO_NAME@|$(SO_NAME)|g' -e 's|@HWY_LIBS@|$(CMAKE_HWY_LIBS)|g' mk/clsortConfig.cmake.in >$@
 $(BUILD)/clsortConfigVersion.cmake: mk/clsortConfigVersion.cmake.in include/clsort.h | $(BUILD)
 	sed -e 's|@VERSION@|$(VERSION)|g' mk/clsortConfigVersion.cmake.in >$@
 FORCE:
