@@ -18,12 +18,6 @@ LDLIBS  = -lOpenCL -lpthread -lm -linih
 # Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
 # DEB_PKGS); else the library's own radix sort. `make HAVE_HWY=` builds without it. With it the
 # library needs libhwy_contrib, libhwy and libstdc++ (clsort.pc and the CMake package say so).
-HAVE_HWY ?= $(shell echo '\#include <hwy/contrib/sort/vqsort.h>' | $(CXX) -E -x c++ - >/dev/null 2>&1 && echo 1)
-HWY_LIBS  = $(if $(HAVE_HWY),-lhwy_contrib -lhwy -lstdc++)
-LDLIBS   += $(HWY_LIBS)
-# Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
-# DEB_PKGS); else the library's own radix sort. `make HAVE_HWY=` builds without it. With it the
-# library needs libhwy_contrib, libhwy and libstdc++ (clsort.pc and the CMake package say so).
 # (-include, not an echoed '#include': GNU make 4.3 passes a backslash-escaped '#' through to the
 # shell, the preprocessor took '\#include' for text and every machine seemed to have Highway.)
 ifeq ($(origin HAVE_HWY),undefined)
