@@ -282,6 +282,9 @@ static mode_t current_umask(void)
 int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
                            size_t buf_size)
 {
+    /* A write past ulimit -f is an error (EFBIG, exit 3), not SIGXFSZ's death: here and in every
+     * thread started from now on (they inherit the mask). */
+    cli_thread_block_xfsz();
     memset(w, 0, sizeof *w);
     w->fd = -1;
     const char *target = output ? output : input_path;
@@ -376,6 +379,7 @@ fail:
 
 int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size)
 {
+    cli_thread_block_xfsz(); /* as for the output */
     memset(w, 0, sizeof *w);
     const size_t len = strlen(dir) + 32;
     char *templ = malloc(len);
@@ -417,11 +421,17 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
         return CLI_EXIT_OK;
     }
     while (len > 0) {
-        const ssize_t r = write(w->fd, p, len);
+        const ssize_t r = w->positional
+                              ? pwrite(w->fd, p, len, (off_t)(w->pos_base + w->written))
+                              : write(w->fd, p, len);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            if (w->keep_open)
+            /* A part of a run (cli_writer_open_at) is not a regular output; parts: one line. */
+            const int run = w->positional ? !w->is_regular : w->keep_open;
+            if (w->positional && !cli_write_error_once())
+                ;
+            else if (run)
                 cli_error("%s: cannot write a temporary run (see -T): %s", w->name,
                           strerror(errno));
             else
@@ -435,7 +445,7 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
 #if defined(SYNC_FILE_RANGE_WRITE)
     /* Best effort: a file system without it still gets the fsync at commit. */
     if (w->stream_sync && total >= ((uint64_t)1 << 20))
-        sync_file_range(w->fd, (off_t)start, (off_t)total, SYNC_FILE_RANGE_WRITE);
+        sync_file_range(w->fd, (off_t)(w->pos_base + start), (off_t)total, SYNC_FILE_RANGE_WRITE);
 #else
     (void)start;
     (void)total;
@@ -571,7 +581,7 @@ void cli_writer_abort(cli_writer *w)
 {
     if (!w)
         return;
-    if (w->fd >= 0 && !w->is_stdout)
+    if (w->fd >= 0 && !w->is_stdout && !w->positional) /* a positional writer's fd is borrowed */
         close(w->fd);
     w->fd = -1;
     if (w->tmp_path) {

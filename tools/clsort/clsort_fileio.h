@@ -69,6 +69,8 @@ typedef struct cli_writer {
     void *before_replace_user;
     unsigned char *mem;  /* cli_writer_open_memory: the bytes go here, mem_cap at most */
     uint64_t mem_cap;
+    int positional;      /* cli_writer_open_at: pwrite at pos_base + written, fd borrowed */
+    uint64_t pos_base;
 } cli_writer;
 
 /** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the
@@ -87,6 +89,24 @@ int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size);
  *  device path, clsort_multidev.c). commit frees it; `written` says how much it holds. */
 int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size);
 
+/** Opens a writer for the part of `parent`'s output that starts `off` bytes after what parent
+ *  has written: pwrite on parent's file (its fd is borrowed, not closed), or parent's memory.
+ *  Several such writers fill disjoint parts at once (the parallel merge, clsort_pmerge.c); commit
+ *  flushes and frees one. `parent` must be seekable or a memory writer, with an empty buffer.
+ *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, size_t buf_size);
+
+/** Returns 1 the first time it is called, 0 after: the threads that write parts of one output
+ *  at once (cli_writer_pwrite, cli_wpool, cli_writer_open_at) report a failed write once, as
+ *  one sequential writer would. Thread-safe. */
+int cli_write_error_once(void);
+
+/** Blocks SIGXFSZ in the calling thread, so that its writes past the file-size limit (ulimit -f)
+ *  fail with EFBIG and end clsort with exit 3 and the usual message, instead of the signal killing
+ *  the process (the kernel sends it to the writing thread). Every thread that writes the output
+ *  or a run calls it. */
+void cli_thread_block_xfsz(void);
+
 /** Whether the output can be written at known offsets (cli_writer_pwrite): a regular file
  *  (the temporary file of a replace, or a run), not a pipe, a device or standard output. */
 int cli_writer_seekable(const cli_writer *w);
@@ -104,6 +124,27 @@ int cli_writer_pwrite(cli_writer *w, const void *data, size_t len, uint64_t off,
  *  buffer must be empty): later writes go after them. `ns`: the time they took, for -v.
  *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
 int cli_writer_advance(cli_writer *w, uint64_t len, uint64_t ns);
+
+/* Writer threads that take blocks to write at known offsets while the caller goes on (the
+ * pipeline's downloads overlap the writes of the chunks before them: clsort_pipeline.c). */
+typedef struct cli_wpool cli_wpool;
+
+/** Starts `threads` threads (at most 16) writing into the seekable writer `w` (its buffer must
+ *  be empty); offsets are counted from what w has written. NULL when it cannot be had (nothing
+ *  printed: write in line instead). */
+cli_wpool *cli_wpool_start(cli_writer *w, unsigned threads);
+
+/** Hands block `id` (< 16, not in flight) to the threads: `len` bytes at `off`. The data must
+ *  stay until cli_wpool_wait(id) or cli_wpool_stop returns. */
+void cli_wpool_post(cli_wpool *p, unsigned id, const void *data, size_t len, uint64_t off);
+
+/** Waits until block `id` is written. Returns CLI_EXIT_OK, or CLI_EXIT_IO once any block failed
+ *  (the first failure printed once, as a sequential write prints it). */
+int cli_wpool_wait(cli_wpool *p, unsigned id);
+
+/** Waits for every block, stops the threads, frees the pool (NULL-safe). Returns as
+ *  cli_wpool_wait. The caller then moves the writer past the blocks (cli_writer_advance). */
+int cli_wpool_stop(cli_wpool *p);
 
 /** Appends bytes. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (disk full, ...). */
 int cli_writer_put(cli_writer *w, const void *data, size_t len);

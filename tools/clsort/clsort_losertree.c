@@ -221,6 +221,7 @@ typedef struct lt_out {
 static void *lt_writer_main(void *arg)
 {
     lt_out *const o = arg;
+    cli_thread_block_xfsz(); /* a write past ulimit -f: exit 3, not the signal */
     pthread_mutex_lock(&o->mu);
     for (;;) {
         while (!o->busy && !o->stop)

@@ -7,13 +7,18 @@
  * error or signal), and the same guard (clsort_guard.h) when it replaces an input. */
 #include "clsort_mergefiles.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clsort_fileio.h"
 #include "clsort_guard.h"
 #include "clsort_losertree.h"
 #include "clsort_messages.h"
+#include "clsort_pmerge.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"
 #include "clsort_units.h"
@@ -61,6 +66,67 @@ static int src_disorder(void *user, size_t i, uint64_t index)
               s->in.name, (unsigned long long)index,
               (unsigned long long)(index * s->R));
     return CLI_EXIT_IO;
+}
+
+/* Inputs that are all regular files are mapped and merged on every core (clsort_pmerge.c): the
+ * merge reads them at memory speed, and each part of the output is written at its offset. A file
+ * cut short by another process while it is mapped ends clsort with SIGBUS; the output is a
+ * temporary file then, never renamed (and unnamed where Linux allows, so nothing is left).
+ * Returns CLI_PMERGE_NOT_HERE when it does not apply (nothing printed, nothing written). */
+static int merge_mapped(const cli_merge_spec *spec, merge_src *src, size_t k, cli_writer *out,
+                        unsigned *parts)
+{
+    static const unsigned char empty[1];
+    const size_t R = spec->ks->record_size;
+    const unsigned threads = cli_pmerge_threads();
+    if (threads < 2 || spec->ks->unique || !cli_writer_seekable(out))
+        return CLI_PMERGE_NOT_HERE;
+    for (size_t i = 0; i < k; ++i)
+        if (!src[i].in.is_regular || !src[i].in.path)
+            return CLI_PMERGE_NOT_HERE;
+    const unsigned char **const data = calloc(k, sizeof *data);
+    uint64_t *const len = calloc(k, sizeof *len);
+    void **const map = calloc(k, sizeof *map);
+    int rc = CLI_EXIT_IO;
+    if (!data || !len || !map) {
+        cli_error("out of host memory for the merge");
+        goto done;
+    }
+    for (size_t i = 0; i < k; ++i) {
+        merge_src *const s = &src[i];
+        struct stat st;
+        /* The read-fault hook of the tests sees the whole file read at once. */
+        if (cli_test_read_fault(s->in.path, 0, (size_t)s->in.size) != 0 ||
+            fstat(s->in.fd, &st) != 0) {
+            cli_error("%s: read error: %s", s->in.name, strerror(errno));
+            goto done;
+        }
+        len[i] = (uint64_t)st.st_size;
+        if (len[i] % R != 0) {
+            cli_error("%s: size %llu is not a multiple of the record size %zu", s->in.name,
+                      (unsigned long long)len[i], R);
+            goto done;
+        }
+        data[i] = empty;
+        if (len[i] == 0)
+            continue;
+        map[i] = mmap(NULL, (size_t)len[i], PROT_READ, MAP_SHARED, s->in.fd, 0);
+        if (map[i] == MAP_FAILED) {
+            map[i] = NULL;
+            rc = CLI_PMERGE_NOT_HERE; /* too large to map, say: read it instead */
+            goto done;
+        }
+        data[i] = map[i];
+    }
+    rc = cli_pmerge(spec, data, len, out, threads, parts);
+done:
+    for (size_t i = 0; map && i < k; ++i)
+        if (map[i])
+            munmap(map[i], (size_t)len[i]);
+    free(data);
+    free(len);
+    free(map);
+    return rc;
 }
 
 int cli_merge_inputs(const cli_opts *o)
@@ -116,7 +182,10 @@ int cli_merge_inputs(const cli_opts *o)
 
     const cli_merge_spec spec = { &ks, k, src_pull, src, o->no_check ? NULL : src_disorder,
                                   "merging", total };
-    rc = cli_merge_sources(&spec, &out);
+    unsigned parts = 1;
+    rc = merge_mapped(&spec, src, k, &out, &parts);
+    if (rc == CLI_PMERGE_NOT_HERE)
+        rc = cli_merge_sources(&spec, &out);
     if (rc != CLI_EXIT_OK)
         goto done;
     const uint64_t merge_ns = cli_now_ns() - t0;
@@ -126,9 +195,11 @@ int cli_merge_inputs(const cli_opts *o)
     if (rc == CLI_EXIT_OK && cli_display_level >= 2) {
         char a[32], b[32];
         cli_progress_clear();
-        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s); write and sync %.3f s", k,
-                 cli_format_size(a, sizeof a, total), (double)merge_ns / 1e9,
-                 cli_format_rate(b, sizeof b, total, merge_ns), (double)out.write_ns / 1e9);
+        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s; write and sync %.3f s",
+                 k, cli_format_size(a, sizeof a, total), (double)merge_ns / 1e9,
+                 cli_format_rate(b, sizeof b, total, merge_ns), parts, parts == 1 ? "" : "s",
+                 parts == 1 ? "" : " on as many threads (mapped inputs)",
+                 (double)out.write_ns / 1e9);
     }
 
 done:

@@ -34,6 +34,7 @@
 #include "clsort_losertree.h"
 #include "clsort_merge.h"
 #include "clsort_messages.h"
+#include "clsort_pmerge.h"
 #include "clsort_records.h"
 #include "clsort_units.h"
 
@@ -615,7 +616,7 @@ static size_t md_route(md_job *j, const md_sample *split, unsigned char *A, unsi
 
 typedef struct md_mem_sources {
     const unsigned char **data;
-    size_t *len;
+    uint64_t *len;
     unsigned char *given;
 } md_mem_sources;
 
@@ -623,7 +624,7 @@ static int md_mem_pull(void *user, size_t src, const unsigned char **data, size_
 {
     md_mem_sources *const m = user;
     *data = m->data[src];
-    *len = m->given[src] ? 0 : m->len[src];
+    *len = m->given[src] ? 0 : (size_t)m->len[src];
     m->given[src] = 1;
     return CLI_EXIT_OK;
 }
@@ -643,7 +644,7 @@ static int md_sort_range(md_dev *d)
     cli_chunk c;
     memset(&c, 0, sizeof c);
     const unsigned char **const sub = calloc(nsub, sizeof *sub);
-    size_t *const sublen = calloc(nsub, sizeof *sublen);
+    uint64_t *const sublen = calloc(nsub, sizeof *sublen);
     unsigned char *const given = calloc(nsub, 1);
     int rc = CLI_EXIT_IO;
     if (!sub || !sublen || !given) {
@@ -684,7 +685,7 @@ static int md_sort_range(md_dev *d)
             if (rc != CLI_EXIT_OK)
                 goto done;
             sub[i] = dst;
-            sublen[i] = (size_t)mw.written;
+            sublen[i] = mw.written;
         } else {
             sub[i] = c.recs;
             sublen[i] = c.n * R;
@@ -693,7 +694,7 @@ static int md_sort_range(md_dev *d)
     d->sort_ns = cli_now_ns() - t0;
     if (nsub == 1) {
         d->res = sub[0];
-        d->res_len = sublen[0];
+        d->res_len = (size_t)sublen[0];
     } else {
         /* The runs are where the gather put them (alt) or in place (src): merge into the other. */
         unsigned char *const dst = (pairs || ks->unique) && sub[0] == d->alt ? d->src : d->alt;
@@ -703,7 +704,10 @@ static int md_sort_range(md_dev *d)
         cli_writer mw;
         if ((rc = cli_writer_open_memory(&mw, dst, (uint64_t)n * R, MD_MERGE_BUF)) != CLI_EXIT_OK)
             goto done;
-        rc = cli_merge_sources(&spec, &mw);
+        /* On this device's share of the cores (clsort_pmerge.c), else one loser tree. */
+        rc = cli_pmerge(&spec, sub, sublen, &mw, cli_pmerge_threads() / (unsigned)j->nd, NULL);
+        if (rc == CLI_PMERGE_NOT_HERE)
+            rc = cli_merge_sources(&spec, &mw);
         if (rc == CLI_EXIT_OK)
             rc = cli_writer_commit(&mw, NULL);
         else
@@ -729,6 +733,7 @@ done:
 static void *md_range_main(void *arg)
 {
     md_dev *const d = arg;
+    cli_thread_block_xfsz();
     d->rc = md_sort_range(d);
     if (d->rc == CLI_EXIT_OK && d->job->direct) {
         /* Its place in the output is known: write it now, while other devices still sort. */

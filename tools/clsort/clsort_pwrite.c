@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,6 +51,20 @@ int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_si
     return CLI_EXIT_OK;
 }
 
+int cli_write_error_once(void)
+{
+    static atomic_int reported;
+    return atomic_exchange(&reported, 1) == 0;
+}
+
+void cli_thread_block_xfsz(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &s, NULL);
+}
+
 int cli_writer_seekable(const cli_writer *w)
 {
     return w->fd >= 0 && !w->mem && (w->is_regular || w->keep_open);
@@ -65,6 +81,7 @@ typedef struct pw_piece {
 static void *pw_piece_main(void *arg)
 {
     pw_piece *const p = arg;
+    cli_thread_block_xfsz();
     const unsigned char *d = p->data;
     size_t left = p->len;
     uint64_t off = p->off;
@@ -126,7 +143,8 @@ int cli_writer_pwrite(cli_writer *w, const void *data, size_t len, uint64_t off,
     }
     for (unsigned t = 0; t < threads; ++t) {
         if (p[t].err) {
-            cli_error("%s: write error: %s", w->name, strerror(p[t].err));
+            if (cli_write_error_once())
+                cli_error("%s: write error: %s", w->name, strerror(p[t].err));
             return CLI_EXIT_IO;
         }
     }
@@ -143,4 +161,173 @@ int cli_writer_advance(cli_writer *w, uint64_t len, uint64_t ns)
     w->written += len;
     w->write_ns += ns;
     return CLI_EXIT_OK;
+}
+
+int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, size_t buf_size)
+{
+    const uint64_t at = parent->written + off;
+    if (parent->mem) {
+        if (at > parent->mem_cap) {
+            cli_error("%s: a part beyond the %llu bytes reserved", parent->name,
+                      (unsigned long long)parent->mem_cap);
+            return CLI_EXIT_IO;
+        }
+        return cli_writer_open_memory(w, parent->mem + at, parent->mem_cap - at, buf_size);
+    }
+    memset(w, 0, sizeof *w);
+    w->fd = parent->fd;
+    w->keep_open = 1; /* commit hands the fd back (to nobody): the parent closes it */
+    w->positional = 1;
+    w->is_regular = parent->is_regular; /* a run's part: its messages are a run's */
+    w->pos_base = (parent->positional ? parent->pos_base : 0) + at;
+    w->stream_sync = parent->stream_sync;
+    w->cap = buf_size < 4096 ? 4096 : buf_size;
+    w->name = strdup(parent->name ? parent->name : "output");
+    w->buf = cli_malloc(w->cap, "the output buffer");
+    if (!w->name || !w->buf) {
+        if (!w->name)
+            cli_error("out of host memory");
+        free(w->name);
+        free(w->buf);
+        memset(w, 0, sizeof *w);
+        w->fd = -1;
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ---- A pool of writer threads: blocks written at known offsets while the caller goes on ---- */
+
+#define WP_MAX 16
+
+struct cli_wpool {
+    cli_writer *w;
+    uint64_t base;              /* the file offset of the caller's offset 0 */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t th[WP_MAX];
+    unsigned nthreads;
+    struct {
+        const unsigned char *data;
+        size_t len;
+        uint64_t off;
+        int state;              /* 0 free, 1 posted, 2 being written */
+    } task[WP_MAX];
+    unsigned queue[WP_MAX];     /* posted task ids, oldest first */
+    unsigned qhead, qlen;
+    int stop;
+    int err;                    /* the first failed pwrite's errno */
+};
+
+static void *wp_main(void *arg)
+{
+    cli_wpool *const p = arg;
+    cli_thread_block_xfsz();
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->qlen == 0 && !p->stop)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->qlen == 0)
+            break;
+        const unsigned id = p->queue[p->qhead];
+        p->qhead = (p->qhead + 1) % WP_MAX;
+        p->qlen -= 1;
+        p->task[id].state = 2;
+        pw_piece piece = { p->w, p->task[id].data, p->task[id].len, p->base + p->task[id].off, 0 };
+        pthread_mutex_unlock(&p->mu);
+        if (!p->err) /* after an error the rest is not worth writing */
+            pw_piece_main(&piece);
+        pthread_mutex_lock(&p->mu);
+        if (piece.err && !p->err)
+            p->err = piece.err;
+        p->task[id].state = 0;
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+cli_wpool *cli_wpool_start(cli_writer *w, unsigned threads)
+{
+    if (!cli_writer_seekable(w) || w->len != 0 || threads < 1)
+        return NULL;
+    cli_wpool *const p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->w = w;
+    p->base = (w->positional ? w->pos_base : 0) + w->written;
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        return NULL;
+    }
+    if (pthread_cond_init(&p->cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return NULL;
+    }
+    if (threads > WP_MAX)
+        threads = WP_MAX;
+    for (; p->nthreads < threads; ++p->nthreads)
+        if (pthread_create(&p->th[p->nthreads], NULL, wp_main, p) != 0)
+            break;
+    if (p->nthreads == 0) {
+        pthread_cond_destroy(&p->cv);
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cli_wpool_post(cli_wpool *p, unsigned id, const void *data, size_t len, uint64_t off)
+{
+    pthread_mutex_lock(&p->mu);
+    p->task[id].data = data;
+    p->task[id].len = len;
+    p->task[id].off = off;
+    p->task[id].state = 1;
+    p->queue[(p->qhead + p->qlen) % WP_MAX] = id;
+    p->qlen += 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The first error, printed once. Called with the lock held. */
+static int wp_status(cli_wpool *p)
+{
+    if (!p->err)
+        return CLI_EXIT_OK;
+    if (p->err > 0) {
+        if (cli_write_error_once())
+            cli_error("%s: write error: %s", p->w->name, strerror(p->err));
+        p->err = -p->err; /* printed */
+    }
+    return CLI_EXIT_IO;
+}
+
+int cli_wpool_wait(cli_wpool *p, unsigned id)
+{
+    pthread_mutex_lock(&p->mu);
+    while (p->task[id].state != 0)
+        pthread_cond_wait(&p->cv, &p->mu);
+    const int rc = wp_status(p);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+int cli_wpool_stop(cli_wpool *p)
+{
+    if (!p)
+        return CLI_EXIT_OK;
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    for (unsigned t = 0; t < p->nthreads; ++t)
+        pthread_join(p->th[t], NULL);
+    const int rc = wp_status(p);
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+    return rc;
 }

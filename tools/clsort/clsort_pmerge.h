@@ -1,0 +1,32 @@
+/* clsort_pmerge.h - the k-way merge on every core (issue 28): the output is cut into parts by key
+ * ranges found by binary search in the sources (the merge-path idea), each part merged by its own
+ * loser tree on its own thread and written at its known offset. */
+#ifndef CLSORT_PMERGE_H
+#define CLSORT_PMERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clsort_fileio.h"
+#include "clsort_losertree.h"
+
+/* cli_pmerge's answer when it does not apply (nothing done, nothing printed): the caller merges
+ * with cli_merge_sources. */
+#define CLI_PMERGE_NOT_HERE (-1)
+
+/** Threads for a merge: CLSORT_CLI_MERGE_THREADS if set (1: the one-thread loser tree), else the
+ *  online cores, at most 64. */
+unsigned cli_pmerge_threads(void);
+
+/** Merges the k sorted sources of `m` held in memory (data[i]: len[i] bytes, whole records) into
+ *  `out` after what it has written, in up to `threads` parts, and moves `out` past them. Same
+ *  bytes as cli_merge_sources over the same sources (ties by source, source 0 first); m->pull and
+ *  m->phase are not used. *parts (may be NULL) gets the number of parts merged. With m->disorder, every source is checked (within parts and across
+ *  their borders) and the first disorder of the lowest source is reported through it. Returns
+ *  CLI_EXIT_OK, an exit code after printing, or CLI_PMERGE_NOT_HERE when it does not apply: -u
+ *  (where a part's output size is not known before it is merged), an output that is neither a
+ *  seekable file nor memory, one thread, or too few records to share. */
+int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
+               cli_writer *out, unsigned threads, unsigned *parts);
+
+#endif /* CLSORT_PMERGE_H */
