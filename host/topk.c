@@ -424,9 +424,11 @@ int clsort__topk_enqueue(clsort_ctx *ctx, const clsort__topk_job *job)
     const int ib = idx_bytes(job->n);
     const unsigned T = clsort__topk_tile(ctx, job->type, item_vs, job->n);
     const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
-    /* GPUs: enough lanes for a level's T/2 comparators a few at a time; CPUs (PoCL runs a
-     * group's work-items in one thread, a loop per barrier region) fewer, shorter loops. */
-    unsigned wg = gpu ? 256 : 16;
+    /* GPUs: enough lanes for a level's T/2 comparators a few at a time. CPUs: one work-item a
+     * tile, so that no barrier splits the levels into loops over work-items (PoCL runs a group's
+     * work-items in one thread); measured on PoCL at 2^20 keys against 16, 64 and 256 work-items
+     * and tiles of 1024 (docs/bench/topk-pocl-2026-11-24.md). */
+    unsigned wg = gpu ? 256 : 1;
     while (wg > 1 && (wg > T / 2 || wg > ctx->dev.max_wg))
         wg >>= 1;
     r.wg = wg;

@@ -8,7 +8,9 @@
  * between sizes. CLSORT_NO_HOST_FALLBACK keeps every sort on the device.
  * The segmented sort (clsort_sort_segments) is checked the same way: for fixed segment lengths
  * (tiny, tile-sized and larger segments) its launches are the same for every input, and they
- * differ when the lengths differ. */
+ * differ when the lengths differ. The top-k (clsort_topk) likewise: for a fixed (rows, n, k) its
+ * launches are the same for every input and direction, on the network path (one and several
+ * passes) and on the full-sort path, and they differ when k does. */
 #include "test_util.h"
 
 #include <unistd.h>
@@ -19,6 +21,7 @@ static char trace_path[256];
  * one per line, malloc'ed (NULL on failure). */
 static const uint64_t *seg_off; /* when set, launch_trace sorts these segments of keys */
 static size_t seg_n;
+static size_t topk_rows, topk_k; /* when topk_k is set, launch_trace runs clsort_topk */
 
 static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
                           clsort_algorithm algo, unsigned flags, int *rc)
@@ -29,7 +32,14 @@ static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type typ
     if (saved < 0 || !f)
         t_bail("cannot redirect stderr to %s", trace_path);
     dup2(fileno(f), 2);
-    if (seg_off)
+    if (topk_k) {
+        void *out = t_xmalloc(topk_rows * topk_k * 8);
+        uint32_t *idx = t_xmalloc(topk_rows * topk_k * sizeof *idx);
+        *rc = clsort_topk(ctx, keys, NULL, 4, n / topk_rows, topk_rows, topk_k, type, flags,
+                          out, idx);
+        free(out);
+        free(idx);
+    } else if (seg_off)
         *rc = clsort_sort_segments(ctx, keys, NULL, 0, seg_off, seg_n, type, algo,
                                    flags | CLSORT_NO_HOST_FALLBACK);
     else
@@ -216,6 +226,56 @@ int main(void)
     for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 2; ++b)
             free(seg_first[a][b]);
+
+    /* Top-k: the network in one pass (many short rows) and in several (rows longer than a
+     * tile), and the full sort of each row (k above the network's reach). */
+    static const size_t tk_shapes[][3] = {{50, 100, 10}, {2, 20000, 8}, {2, 20000, 64},
+                                          {1, 5000, 3000}};
+    char *tk_first[4] = {NULL};
+    for (int si = 0; si < 4; ++si) {
+        const clsort_type type = si & 1 ? CLSORT_U64 : CLSORT_F32;
+        topk_rows = tk_shapes[si][0];
+        topk_k = tk_shapes[si][2];
+        const size_t n = tk_shapes[si][0] * tk_shapes[si][1];
+        void *keys = t_xmalloc(n * t_size(type));
+        char *ref = NULL;
+        int same = 1, rc_all = CLSORT_OK;
+        const char *differs = "";
+        for (size_t di = 0; di < sizeof dists / sizeof *dists; ++di)
+            for (unsigned desc = 0; desc < 2; ++desc) {
+                t_rng r = t_rng_for(n, di, si + 20, desc);
+                t_fill(type, dists[di], keys, n, &r);
+                int rc;
+                char *tr = launch_trace(ctx, keys, n, type, CLSORT_BITONIC,
+                                        desc ? CLSORT_DESCENDING : 0, &rc);
+                if (rc != CLSORT_OK)
+                    rc_all = rc;
+                if (!ref) {
+                    ref = tr;
+                } else {
+                    if (strcmp(ref, tr) != 0 && same) {
+                        same = 0;
+                        differs = t_dist_name(dists[di]);
+                    }
+                    free(tr);
+                }
+            }
+        t_ok(rc_all == CLSORT_OK && ref && count_lines(ref) > 0,
+             "topk %s rows=%zu n=%zu k=%zu: 12 selections, %u launches traced",
+             t_type_name(type), tk_shapes[si][0], tk_shapes[si][1], tk_shapes[si][2],
+             ref ? count_lines(ref) : 0);
+        if (!t_ok(same, "... identical launch sequence for every input and direction"))
+            t_diag("first difference with the %s input", differs);
+        tk_first[si] = ref;
+        free(keys);
+    }
+    topk_k = 0;
+    t_ok(tk_first[1] && tk_first[2] && strcmp(tk_first[1], tk_first[2]) != 0,
+         "topk: the sequences differ between k = 8 and k = 64");
+    if (tk_first[3])
+        t_diag("topk, full sort of each row:\n# %.600s", tk_first[3]);
+    for (int i = 0; i < 4; ++i)
+        free(tk_first[i]);
     unlink(trace_path);
     clsort_destroy(ctx);
     return t_done();

@@ -53,6 +53,9 @@ typedef struct bench_opts {
     size_t seg_sizes[16];      /* typical segment lengths s */
     int nseg_sizes;
     unsigned seg_mixes;        /* bit 0 equal, 1 uniform 1..2s, 2 power-law */
+    int types_given;           /* -t was given (the top-k mode defaults to u32,f32) */
+    int topk;                  /* --topk: the top-k mode (bench_topk.c) */
+    int topk_scale;            /* --topk-scale S: the cells' totals divided by 2^S */
 } bench_opts;
 
 /* Everything one benchmark run holds: the device, its queue, the library context, the output. */
@@ -163,6 +166,12 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg);
 /** Times clsort_sort_segments for every type, network, mix and s of the options, against qsort of
  *  each segment, checking every result; one CSV line per point on stdout (and the CSV file). */
 void bench_segments_run(bench_env *env);
+
+/* ---- bench_topk.c: the top-k mode ---------------------------------------------------------------- */
+
+/** Times clsort_topk_buffer on issue 27's cells (rows x n, k) for every key type of the options,
+ *  checking each cell against a stable sort of each row; one CSV line per cell on stdout. */
+void bench_topk_run(bench_env *env);
 
 /* ---- bench_report.c: what clsort-bench writes ---------------------------------------------------- */
 

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
             return BENCH_EXIT_USAGE;
         }
         bench_print_header(&env, env.csv, "#");
-        if (!o.segments) /* the segmented mode writes its own column line */
+        if (!o.segments && !o.topk) /* these modes write their own column lines */
             bench_print_csv_columns(env.csv);
         fflush(env.csv);
     }
@@ -124,7 +124,9 @@ int main(int argc, char **argv)
                    o.transposition_max_log);
     fflush(stdout);
 
-    if (o.segments)
+    if (o.topk)
+        bench_topk_run(&env);
+    else if (o.segments)
         bench_segments_run(&env);
     else
         for (int i = 0; i < o.ntypes; i++) bench_type_run(&env, &o.types[i]);

@@ -38,6 +38,10 @@ static void print_usage(FILE *f)
           "      --seg-sizes LIST     segment lengths s (default 16,32,64,...,4096)\n"
           "      --seg-mixes LIST     equal,uniform,power (default all: equal lengths s, uniform\n"
           "                           in 1..2s, power-law 2^U(0..16))\n"
+          "      --topk               top-k mode: device time of clsort_topk_buffer on rows x n\n"
+          "                           in 1x2^24, 2^6x2^18, 2^10x2^14, 2^14x2^10, 2^16x2^8 and\n"
+          "                           k in 1,8,32,128,1024 (types default to u32,f32 here)\n"
+          "      --topk-scale S       divide each top-k cell's keys by 2^S, rows first (PoCL: 4)\n"
           "  -l, --list-devices       list OpenCL devices and exit\n"
           "  -q, --quiet              no progress or notes on stderr\n"
           "  -h, --help               this text\n"
@@ -201,10 +205,16 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
         } else if (BENCH_IS_("-t", "--types")) {
             BENCH_VALUE_();
             if (parse_types(o, val) != 0) goto bad;
+            o->types_given = 1;
         } else if (BENCH_IS_("-a", "--algos")) {
             BENCH_VALUE_();
             if (parse_algos(o, val) != 0) goto bad;
             o->algos_given = 1;
+        } else if (strcmp(name, "--topk") == 0) {
+            o->topk = 1;
+        } else if (strcmp(name, "--topk-scale") == 0) {
+            BENCH_VALUE_();
+            if (parse_int(val, 0, 24, &o->topk_scale) != 0) goto bad;
         } else if (strcmp(name, "--segments") == 0) {
             o->segments = 1;
         } else if (strcmp(name, "--seg-log") == 0) {
@@ -253,6 +263,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
 #undef BENCH_IS_
 #undef BENCH_VALUE_
     if (o->segments && !o->algos_given) parse_algos(o, "auto");
+    if (o->topk && !o->types_given) parse_types(o, "u32,f32");
     if (o->min_log > o->max_log) {
         fprintf(stderr, "clsort-bench: --min-log %d is above --max-log %d\n", o->min_log,
                 o->max_log);
