@@ -379,6 +379,7 @@ def main():
         elif gpu:
             torch = None  # a CPU torch is no comparison for a GPU
     rng = np.random.default_rng(1)
+    load_before = os.getloadavg()
 
     tables = []
     if not args.no_host:
@@ -392,7 +393,8 @@ def main():
                 % (clsort.library_version(), clsort.library_path())]
     for name, mod in (("cupy", cupy), ("torch", torch), ("pyopencl", optional("pyopencl"))):
         if mod is not None:
-            versions.append("%s %s" % (name, getattr(mod, "__version__", "?")))
+            versions.append("%s %s" % (name, getattr(mod, "__version__", None)
+                                        or getattr(mod, "VERSION_TEXT", "?")))
     head = ["# clsort from Python against NumPy%s" % (", CuPy and PyTorch" if gpu else ""), "",
             "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime(
                 "%Y-%m-%d %H:%M UTC"),
@@ -402,6 +404,8 @@ def main():
                                                     os.cpu_count() or 0,
                                                     platform.python_version()),
             "- versions: " + ", ".join(versions),
+            "- load average (1 min) at the start and the end: %.2f, %.2f (other work on the "
+            "machine makes the times noisier)" % (load_before[0], os.getloadavg()[0]),
             "- method: median of %d timed runs after a warm-up run, wall-clock ms; every result "
             "checked against NumPy. Command: `python3 python/bench.py %s`"
             % (args.repeat, " ".join(sys.argv[1:])), ""]

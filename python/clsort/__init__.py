@@ -11,7 +11,7 @@
 A thin ctypes layer over libclsort (include/clsort.h). `pip install ./python` builds the library
 into the package; CLSORT_LIBRARY overrides it (then an installed one or the build tree is used).
 """
-from .api import (KEY_DTYPES, AxisError, Context, DeviceInfo, Error, Stats, argsort,
+from .api import (KEY_DTYPES, AxisError, Context, DeviceInfo, Error, Stats, TopK, argsort,
                   default_context, device_info, empty_pinned, get_stats, library_path,
                   library_version, list_devices, queue_context, sort, sort_copy, sort_pairs,
                   sort_segments, topk)
@@ -19,7 +19,7 @@ from .api import (KEY_DTYPES, AxisError, Context, DeviceInfo, Error, Stats, args
 # 0.3's name for the copying sort; inside this package only, it shadows the builtin.
 sorted = sort_copy
 
-__all__ = ["Context", "DeviceInfo", "Error", "Stats", "KEY_DTYPES", "AxisError", "sort",
+__all__ = ["Context", "DeviceInfo", "Error", "Stats", "TopK", "KEY_DTYPES", "AxisError", "sort",
            "argsort", "topk", "sort_copy", "sorted", "sort_pairs", "sort_segments",
            "empty_pinned", "default_context", "queue_context", "device_info", "get_stats",
            "list_devices", "library_version", "library_path", "__version__"]

@@ -9,6 +9,7 @@ pyopencl.array.Array arguments are handed to _opencl.py, which is imported only 
 so NumPy users never import PyOpenCL.
 """
 import atexit
+import collections
 import ctypes
 import dataclasses
 import operator
@@ -101,6 +102,7 @@ class Stats:
     pinned_bytes: int = 0    # pinned staging held by the context
     zero_copy: bool = False  # sorted in the caller's memory (unified-memory devices)
     pinned_source: bool = False  # the array came from clsort_host_alloc memory
+    build_ns: int = 0        # compiling or cache-loading the programs the call needed (0.4)
 
 
 def library_version():
@@ -151,6 +153,11 @@ def algorithm_number(name):
 
 def _flags(descending, stable):
     return (DESCENDING if descending else 0) | (STABLE if stable else 0)
+
+
+class TopK(collections.namedtuple("TopK", ["values", "indices"])):
+    """What topk returns: (values, indices), also by name, like torch.topk's result."""
+    __slots__ = ()
 
 
 def _is_cl_array(a):
@@ -477,7 +484,7 @@ class Context:
         return Stats(lib().algorithm_name(s.algorithm).decode(), bool(s.host_fallback),
                      s.launches, s.global_passes, s.device_ns, s.total_ns, s.upload_ns,
                      s.download_ns, s.staging_ns, s.upload_bytes, s.download_bytes,
-                     s.pinned_bytes, bool(s.zero_copy), bool(s.pinned_source))
+                     s.pinned_bytes, bool(s.zero_copy), bool(s.pinned_source), s.build_ns)
 
     @property
     def host_fallback_max(self):
@@ -669,8 +676,8 @@ class Context:
                        t, DESCENDING if largest else 0, ctypes.c_void_p(kv.ctypes.data),
                        ctypes.c_void_p(ki.ctypes.data))
         if ax is None:
-            return kv, ki
-        return np.moveaxis(kv, -1, ax), np.moveaxis(ki, -1, ax)
+            return TopK(kv, ki)
+        return TopK(np.moveaxis(kv, -1, ax), np.moveaxis(ki, -1, ax))
 
     def sort_copy(self, a, descending=False, algorithm="auto", stable=False):
         """Alias of sort (axis -1), kept for callers of 0.3: sort returns a new array now."""

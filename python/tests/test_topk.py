@@ -60,6 +60,9 @@ def test_topk_module_call_and_views(rng):
             assert_same_bits(v, wv)
     v, i = clsort.topk(a, 0)
     assert v.shape == (40, 0) and i.shape == (40, 0)
+    r = clsort.topk(a, 3, axis=0, largest=False)  # a named tuple, like torch.topk's
+    assert isinstance(r, tuple) and r.values is r[0] and r.indices is r[1]
+    assert r.values.shape == (3, 30) and r.indices.shape == (3, 30)
 
 
 def test_topk_errors(ctx):
