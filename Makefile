@@ -78,7 +78,8 @@ MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c)
 # What clsort-mpi takes from clsort: records and their order, the output file's atomic
 # replacement, the temporary-file registry, sizes, and the device lists (compiled once, for both).
 MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o \
-               clsort_signals.o clsort_units.o clsort_args.o clsort_devlist.o clsort_keys.o)
+               clsort_signals.o clsort_units.o clsort_args.o clsort_devlist.o clsort_keys.o \
+               clsort_pwrite.o)
 
 TOOLS = $(if $(CLI_SRCS),$(BUILD)/clsort) $(if $(TUNE_SRCS),$(BUILD)/clsort-tune) \
         $(if $(BENCH_SRCS),$(BUILD)/clsort-bench) $(if $(MPICC),$(if $(MPI_SRCS),$(BUILD)/clsort-mpi))

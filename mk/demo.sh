@@ -22,14 +22,14 @@ if "$CLSORT" -c "$file" 2>/dev/null; then
     echo "demo: the random input is already sorted?" >&2
 fi
 
-echo "== clsort -v $file"
+echo "== clsort -v -o $file.sorted $file"
 start=$(date +%s%N 2>/dev/null || date +%s)
-"$CLSORT" -v "$file" 2>"$dir/log" || { cat "$dir/log" >&2; exit 1; }
+"$CLSORT" -v -o "$file.sorted" "$file" 2>"$dir/log" || { cat "$dir/log" >&2; exit 1; }
 end=$(date +%s%N 2>/dev/null || date +%s)
 sed 's/^clsort: /   /' "$dir/log"
 
-echo "== clsort -c $file"
-if "$CLSORT" -c "$file"; then
+echo "== clsort -c $file.sorted"
+if "$CLSORT" -c "$file.sorted"; then
     echo "   sorted: yes (exit 0)"
 else
     echo "   sorted: NO" >&2

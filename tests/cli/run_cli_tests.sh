@@ -106,7 +106,12 @@ expect_err 2 "key beyond the record" "key past the end of the record" "$CLSORT" 
 expect_err 2 "key beyond the record" "u64 key in 4-byte records" "$CLSORT" -t u64 -R 4 one.bin
 expect_err 2 "key beyond the record" "offset past the record" "$CLSORT" -R 8 -k 100 one.bin
 expect_err 2 "requires an argument" "missing option argument" "$CLSORT" one.bin -t
-expect_err 2 "2 input files need -o FILE" "two files without -o is a usage error" "$CLSORT" one.bin two.bin
+# Issue 23: -k other than 0 needs -R (a mistyped offset must not change what a record is).
+expect_err 2 "-k 4 needs -R" "-k 4 without -R is a usage error naming -R" "$CLSORT" -k 4 -o x.bin one.bin
+check "-k without -R writes nothing" test ! -e x.bin
+expect_err 2 "-k 8 needs -R" "--key-offset=8 without -R too" "$CLSORT" -t u64 --key-offset=8 -o x.bin one.bin
+expect 0 "-k 0 without -R is the default offset" "$CLSORT" -k 0 -o x.bin one.bin
+rm -f x.bin
 expect_err 2 "invalid key '0:u16'" "--key with a bad type" "$CLSORT" --key 0:u16 one.bin
 expect_err 2 "invalid key '4'" "--key without a type" "$CLSORT" --key 4 one.bin
 expect_err 2 "invalid key '0:u32:x'" "--key with a bad flag" "$CLSORT" --key 0:u32:x one.bin
@@ -229,17 +234,47 @@ for spec in "u32 7 3" "i32 12 8" "f32 5 1" "u64 16 8" "i64 9 1" "f64 24 13"; do
     done
 done
 
-# ---- Destinations: in place, -o, standard streams -----------------------------------------------
+# ---- Destinations: standard output, in place with -o, standard streams ---------------------------
 gen in.bin u32 4 0 10000
 "$REF" sort u32 4 0 <in.bin >ref.bin
+# Issue 23: as sort(1), no -o means standard output, and the input is never written.
+cp in.bin keep.bin
+expect 0 "no -o: the sorted records go to standard output" "$CLSORT" keep.bin
+check "no -o: standard output holds the sorted records" same out ref.bin
+check "no -o: the input is left as it was" same keep.bin in.bin
+check "no -o: no temporary file beside the input" sh -c "! ls -A | grep -q '^\\.keep\\.bin\\.clsort-'"
+expect 0 "no -o, two files: both sorted together to standard output" "$CLSORT" keep.bin in.bin
+check "no -o, two files: the merged order" sh -c "cat keep.bin in.bin | '$REF' sort u32 4 0 | cmp -s - out"
+# A terminal on standard output: exit 2 and one line that says what to do; nothing is written.
+if command -v script >/dev/null 2>&1; then
+    cp in.bin tty.bin
+    script -qc "'$CLSORT' tty.bin; echo \"rc=\$?\"" /dev/null >tty.out 2>&1 </dev/null
+    check "stdout a terminal: exit 2" grep -q "rc=2" tty.out
+    check "stdout a terminal: one line naming -o FILE, a redirection and in place" \
+        sh -c "test \$(grep -c 'clsort:' tty.out) -eq 1 && grep -q 'standard output is a terminal: give -o FILE or redirect it (> FILE); -o naming the input sorts it in place' tty.out"
+    check "stdout a terminal: the input untouched" same tty.bin in.bin
+    script -qc "'$CLSORT' -o - tty.bin; echo \"rc=\$?\"" /dev/null >tty.out 2>&1 </dev/null
+    check "-o - to a terminal: exit 2 as well" grep -q "rc=2" tty.out
+    script -qc "'$CLSORT' -o tty.sorted tty.bin; echo \"rc=\$?\"" /dev/null >tty.out 2>&1 </dev/null
+    check "-o FILE with a terminal on stdout sorts" sh -c "grep -q 'rc=0' tty.out && cmp -s tty.sorted ref.bin"
+    script -qc "'$CLSORT' -c tty.sorted; echo \"rc=\$?\"" /dev/null >tty.out 2>&1 </dev/null
+    check "-c with a terminal on stdout checks" grep -q "rc=0" tty.out
+else
+    n=$((n + 1)); echo "ok $n # skip script(1) not found: no terminal for the refusal test"
+fi
+# In place is -o naming the input, as sort -o f f: atomic, mode kept, no temporary left.
 cp in.bin place.bin; chmod 640 place.bin
-expect 0 "in-place sort exits 0" "$CLSORT" place.bin
+expect 0 "in-place sort (-o naming the input) exits 0" "$CLSORT" -o place.bin place.bin
 check "in-place sort replaces the file with the sorted records" same place.bin ref.bin
+check "in-place sort writes nothing to standard output" test ! -s out
 check "in-place sort keeps the file's mode" sh -c "ls -l place.bin | grep -q '^-rw-r-----'"
 check "in-place sort leaves no temporary file" sh -c "! ls -A | grep -q '^\\.place\\.bin\\.clsort-'"
 ln -s place.bin link.bin; cp in.bin place.bin
-expect 0 "sorting through a symbolic link" "$CLSORT" link.bin
+expect 0 "sorting in place through a symbolic link" "$CLSORT" -o link.bin link.bin
 check "the link still is a link to the sorted file" sh -c "test -L link.bin && cmp -s place.bin ref.bin"
+cp in.bin place.bin
+expect 0 "-o naming the input through another path" "$CLSORT" -o ./place.bin place.bin
+check "-o ./FILE for FILE sorts it in place" same place.bin ref.bin
 rm -f link.bin
 expect 0 "sort standard input to standard output" sh -c "cat in.bin | '$CLSORT' > piped.bin"
 check "standard streams give the sorted records" same piped.bin ref.bin
@@ -259,7 +294,7 @@ check "-o /dev/null leaves /dev/null a device" test -c /dev/null
 
 # ---- 0 and 1 records ----------------------------------------------------------------------------
 : >empty.bin
-expect 0 "empty file sorts" "$CLSORT" empty.bin
+expect 0 "empty file sorts" "$CLSORT" -o empty.bin empty.bin
 check "empty file stays empty" test ! -s empty.bin
 expect 0 "empty file to -o" "$CLSORT" -o empty.out empty.bin
 check "empty -o output exists and is empty" sh -c "test -e empty.out && test ! -s empty.out"
@@ -268,7 +303,7 @@ check "empty standard input gives empty output" test ! -s e.out
 expect 0 "-c on an empty file" "$CLSORT" -c empty.bin
 gen one.bin f64 16 3 1
 cp one.bin one.orig
-expect 0 "one record sorts" "$CLSORT" -t f64 -R 16 -k 3 one.bin
+expect 0 "one record sorts" "$CLSORT" -t f64 -R 16 -k 3 -o one.bin one.bin
 check "one record unchanged" same one.bin one.orig
 
 # ---- External sort: many runs, byte-identical with the in-memory result ---------------------------
@@ -422,7 +457,7 @@ check "-m with an unsorted input writes no output" test ! -e merged.out
 expect 0 "-m --no-check merges without checking" "$CLSORT" -m --no-check -t i32 -R 12 -k 4 -o merged.out m1.s m2.bin m3.s
 check "-m --no-check output holds every record" sh -c "'$REF' canon 12 <merged.out >c1; cat m1.s m2.bin m3.s | '$REF' canon 12 >c2; cmp -s c1 c2"
 cp m1.s inplace.s
-expect 0 "-m in place of one sorted file" "$CLSORT" -m -t i32 -R 12 -k 4 inplace.s
+expect 0 "-m in place of one sorted file" "$CLSORT" -m -t i32 -R 12 -k 4 -o inplace.s inplace.s
 check "-m in place leaves a sorted file as it was" same inplace.s m1.s
 expect_err 3 "ragged.bin: size 7" "-m refuses a ragged input" "$CLSORT" -m -o merged2.out m1.sorted ragged.bin
 check "-m with a ragged input writes no output" test ! -e merged2.out
@@ -450,15 +485,15 @@ grow_test() { # grow_test DESC CHANGE CLSORT-ARGS...
     elif [ "$lines" -ne 1 ] || ! grep -q "g.bin: the input .* while it was sorted" err; then fail "$desc (message)"
     else pass "$desc"; fi
 }
-grow_test "in-place sort with data appended before the replace exits 3" "head -c 4000 /dev/urandom >>g.bin" g.bin
+grow_test "in-place sort with data appended before the replace exits 3" "head -c 4000 /dev/urandom >>g.bin" -o g.bin g.bin
 check "the appended data is kept (input untouched, 4000 bytes longer)" sh -c "test \$(wc -c <g.after) -eq \$((200000 + 4000)) && head -c 200000 g.after | cmp -s - grow.bin"
 check "the discarded result leaves no temporary file" sh -c "! ls -A | grep -q '^\\.g\\.bin\\.clsort-'"
-grow_test "the input rewritten in place (same size) is detected" "sleep 0.01; touch g.bin" g.bin
-grow_test "the input replaced by another file is detected" "cp grow.bin g.new && mv g.new g.bin" g.bin
+grow_test "the input rewritten in place (same size) is detected" "sleep 0.01; touch g.bin" -o g.bin g.bin
+grow_test "the input replaced by another file is detected" "cp grow.bin g.new && mv g.new g.bin" -o g.bin g.bin
 grow_test "-o naming a growing input is detected too" "head -c 4000 /dev/urandom >>g.bin" -o g.bin g.bin m1.sorted
-grow_test "-m in place with data appended exits 3" "head -c 4000 /dev/urandom >>g.bin" -m --no-check g.bin
+grow_test "-m in place with data appended exits 3" "head -c 4000 /dev/urandom >>g.bin" -m --no-check -o g.bin g.bin
 cp grow.bin g.bin
-env CLSORT_TEST_PAUSE_BEFORE_REPLACE="$W/pause.fifo" "$CLSORT" g.bin 2>err &
+env CLSORT_TEST_PAUSE_BEFORE_REPLACE="$W/pause.fifo" "$CLSORT" -o g.bin g.bin 2>err &
 pid=$!
 exec 3>pause.fifo; exec 3>&-
 wait $pid
@@ -472,6 +507,10 @@ check "-v reports read, sort and write times" sh -c "grep -q 'read ' err && grep
 expect 0 "-q is silent" "$CLSORT" -q -o out.bin in.bin
 check "-q prints nothing" test ! -s err
 expect 0 "--progress forces progress" "$CLSORT" --progress -o out.bin in.bin
+check "--progress: a line for reading, sorting and writing" sh -c "grep -q 'reading' err && grep -q 'sorting .*run 1 of 1' err && grep -q 'writing' err"
+expect 0 "--progress with runs" "$CLSORT" --progress -S 8K -o out.bin in.bin
+check "--progress with runs: sorting run i of N, then merging" sh -c "grep -q 'sorting .*run [0-9]* of 5' err && grep -q 'merging' err"
+check "-v reports the compile as its own step" sh -c "'$CLSORT' -v -o out.bin in.bin 2>&1 | grep -q '^clsort: compile [0-9.]* s'"
 expect 0 "--no-progress" "$CLSORT" --no-progress -o out.bin in.bin
 check "no progress without a terminal" sh -c "'$CLSORT' -o out.bin in.bin 2>&1 | wc -c | grep -qx 0"
 
@@ -491,11 +530,11 @@ delays() { # delays MS: six moments from the start to a little past the end of a
 interrupt_test() {
     name=$1; sig=$2; orig=$3; ref=$4; rundir=$5; shift 5
     cp "$orig" intr/data.bin
-    t0=$(now_ms); "$CLSORT" "$@" intr/data.bin 2>err; t1=$(now_ms)
+    t0=$(now_ms); "$CLSORT" "$@" -o intr/data.bin intr/data.bin 2>err; t1=$(now_ms)
     check "$name: uninterrupted run sorts ($((t1 - t0)) ms)" same intr/data.bin "$ref"
     for delay in $(delays $((t1 - t0))); do
         cp "$orig" intr/data.bin
-        "$REF" exec "$CLSORT" "$@" intr/data.bin 2>err &
+        "$REF" exec "$CLSORT" "$@" -o intr/data.bin intr/data.bin 2>err &
         pid=$!
         sleep "$delay"
         kill -s "$sig" $pid 2>/dev/null

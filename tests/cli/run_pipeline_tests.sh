@@ -183,7 +183,7 @@ CLSORT_CLI_READERS=4 piped "4 readers, -t u32be (swapped on the reader threads)"
 gen in.bin i32 4 0 30000
 "$REF" sort i32 4 0 <in.bin >ref.bin
 cp in.bin place.bin; chmod 640 place.bin
-"$CLSORT" -t i32 place.bin 2>err
+"$CLSORT" -t i32 -o place.bin place.bin 2>err
 check "in-place pipeline sort replaces the file, keeps its mode, leaves no temporary file" \
     sh -c "cmp -s place.bin ref.bin && ls -l place.bin | grep -q '^-rw-r-----' && ! ls -A | grep -q clsort-"
 gen small.bin u32 4 0 100

@@ -69,7 +69,7 @@ if [ "$can_drop" = 1 ]; then
     mkdir priv && chmod 755 priv && cp data.bin priv/secret.bin && chmod 000 priv/secret.bin
     fault "unreadable input (as nobody)" as_nobody "$CLSORT" -o "$W/tmp/out.bin" priv/secret.bin
     check "... no output, no temporary file" nothing_left tmp
-    fault "unreadable input, in place (as nobody)" as_nobody "$CLSORT" priv/secret.bin
+    fault "unreadable input, in place (as nobody)" as_nobody "$CLSORT" -o priv/secret.bin priv/secret.bin
     chmod 644 priv/secret.bin
     check "... input unchanged" same priv/secret.bin orig.bin
     check "... nothing left beside it" nothing_left priv secret.bin
@@ -84,7 +84,7 @@ check "... input unchanged, nothing created" sh -c "cmp -s data.bin orig.bin && 
 if [ "$can_drop" = 1 ]; then
     mkdir rodir && cp data.bin rodir/in.bin && chmod 644 rodir/in.bin && chmod 555 rodir
     fault "unwritable output directory, -o (as nobody)" as_nobody "$CLSORT" -o rodir/out.bin rodir/in.bin
-    fault "unwritable directory, in place (as nobody)" as_nobody "$CLSORT" rodir/in.bin
+    fault "unwritable directory, in place (as nobody)" as_nobody "$CLSORT" -o rodir/in.bin rodir/in.bin
     check "... input unchanged, nothing left" sh -c "cmp -s rodir/in.bin orig.bin && test \"\$(ls -A rodir)\" = in.bin"
     chmod 755 rodir && rm -rf rodir
 else
@@ -92,14 +92,14 @@ else
 fi
 if is_root && mkdir romnt && cp data.bin romnt/in.bin && mount --bind romnt romnt 2>/dev/null &&
     mount -o remount,bind,ro romnt 2>/dev/null; then
-    fault "read-only mount, in place (root)" "$CLSORT" romnt/in.bin
+    fault "read-only mount, in place (root)" "$CLSORT" -o romnt/in.bin romnt/in.bin
     check "... input unchanged, nothing left" sh -c "cmp -s romnt/in.bin orig.bin && test \"\$(ls -A romnt)\" = in.bin"
     fault "read-only mount, -o (root)" "$CLSORT" -o romnt/out.bin data.bin
     umount romnt
     rm -rf romnt
 elif is_root && command -v chattr >/dev/null && mkdir -p imm && cp data.bin imm/in.bin &&
     chattr +i imm 2>/dev/null; then
-    fault "immutable directory (chattr +i), in place (root)" "$CLSORT" imm/in.bin
+    fault "immutable directory (chattr +i), in place (root)" "$CLSORT" -o imm/in.bin imm/in.bin
     check "... input unchanged, nothing left" sh -c "cmp -s imm/in.bin orig.bin && test \"\$(ls -A imm)\" = in.bin"
     chattr -i imm
     rm -rf imm
@@ -114,13 +114,13 @@ check "... input unchanged" same data.bin orig.bin
 if is_root && mkdir small && mount -t tmpfs -o size=1m tmpfs small 2>/dev/null; then
     head -c 700000 data.bin >small/in.bin # 700 KB: its sorted copy beside it does not fit
     cp small/in.bin small.orig
-    fault "disk full: in-place sort on a 1 MiB tmpfs" "$CLSORT" small/in.bin
+    fault "disk full: in-place sort on a 1 MiB tmpfs" "$CLSORT" -o small/in.bin small/in.bin
     check "... input unchanged" same small/in.bin small.orig
     check "... no temporary file left" sh -c "test \"\$(ls -A small)\" = in.bin"
     fault "disk full: -o onto a 1 MiB tmpfs" "$CLSORT" -o small/out.bin data.bin
     check "... no partial output or temporary file" sh -c "test \"\$(ls -A small)\" = in.bin"
     cp rec.bin rec.orig
-    fault "disk full: external sort's runs on a 1 MiB tmpfs" "$CLSORT" -R 24 -k 8 -t u64 -S 64K -T small rec.bin
+    fault "disk full: external sort's runs on a 1 MiB tmpfs" "$CLSORT" -R 24 -k 8 -t u64 -S 64K -T small -o rec.bin rec.bin
     check "... input unchanged" same rec.bin rec.orig
     check "... no run left" sh -c "test \"\$(ls -A small)\" = in.bin"
     umount small
@@ -140,6 +140,6 @@ fi
 
 # ---- After all that: the originals are still whole ---------------------------------------------
 check "data.bin never changed" same data.bin orig.bin
-"$CLSORT" data.bin 2>err
+"$CLSORT" -o data.bin data.bin 2>err
 check "and it still sorts afterwards" same data.bin ref.bin
 finish

@@ -66,7 +66,7 @@ fi
 if is_root && mkdir small && mount -t tmpfs -o size=1m tmpfs small 2>/dev/null; then
     head -c 700000 data.bin >small/in.bin # its sorted copy beside it does not fit
     cp small/in.bin small.orig
-    fault "disk full: in-place pipeline sort on a 1 MiB tmpfs" "$CLSORT" small/in.bin
+    fault "disk full: in-place pipeline sort on a 1 MiB tmpfs" "$CLSORT" -o small/in.bin small/in.bin
     check "... input unchanged, no temporary file" sh -c "cmp -s small/in.bin small.orig && test \"\$(ls -A small)\" = in.bin"
     fault "disk full: the pipeline's runs on a 1 MiB tmpfs" "$CLSORT" -S 256K -T small -o out.bin data.bin
     check "... no output, no run left" sh -c "test ! -e out.bin && test \"\$(ls -A small)\" = in.bin"
@@ -105,6 +105,6 @@ done
 rm -f shrink.bin ref.short out.pipe out.host
 
 check "data.bin never changed" same data.bin orig.bin
-"$CLSORT" data.bin 2>err
+"$CLSORT" -o data.bin data.bin 2>err
 check "and it still sorts afterwards" same data.bin ref.bin
 finish

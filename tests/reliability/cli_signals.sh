@@ -35,7 +35,7 @@ wait_for() {
 one_interrupt() {
     name=$1; sig=$2; orig=$3; ref=$4; rundir=$5; when=$6; shift 6
     cp "$orig" intr/data.bin
-    "$REF" exec "$CLSORT" "$@" intr/data.bin 2>err &
+    "$REF" exec "$CLSORT" "$@" -o intr/data.bin intr/data.bin 2>err &
     pid=$!
     case $when in
     tmpfile) wait_for "ls -A intr | grep -q clsort-" $pid; what="once the temporary output exists" ;;
@@ -71,9 +71,9 @@ interrupt_series() { # NAME ORIG REF RUNDIR SIGNALS ARGS...
     name=$1; orig=$2; ref=$3; rundir=$4; sigs=$5; shift 5
     # The first run may compile kernels (a cold cache); time the second.
     cp "$orig" intr/data.bin
-    "$CLSORT" "$@" intr/data.bin 2>err
+    "$CLSORT" "$@" -o intr/data.bin intr/data.bin 2>err
     cp "$orig" intr/data.bin
-    t0=$(now_ms); "$CLSORT" "$@" intr/data.bin 2>err; t1=$(now_ms)
+    t0=$(now_ms); "$CLSORT" "$@" -o intr/data.bin intr/data.bin 2>err; t1=$(now_ms)
     ms=$((t1 - t0)); [ "$ms" -lt 50 ] && ms=50
     check "$name: uninterrupted run sorts ($ms ms)" same intr/data.bin "$ref"
     for sig in $sigs; do

@@ -52,18 +52,21 @@ void cli_print_help(void)
 {
     fputs(
         "Usage: clsort [OPTION]... [FILE]...\n"
-        "Sort FILE, a binary file of fixed-size records, by a numeric key, on an OpenCL device.\n"
-        "FILE is replaced atomically by the result unless -o is given; with no FILE, or when FILE\n"
-        "is -, read standard input and write standard output. Several FILEs are sorted together\n"
-        "into the -o file (required then).\n"
+        "Sort the records of the FILEs together, binary records of a fixed size, by a numeric\n"
+        "key, on an OpenCL device, and write them to standard output (as sort(1) does) or to the\n"
+        "-o FILE. The inputs are never written, except by -o naming one of them, which sorts it in\n"
+        "place (atomically: the file is replaced only by the complete result). With no FILE, or\n"
+        "when FILE is -, read standard input. Binary records are not written to a terminal: use\n"
+        "-o FILE or a redirection.\n"
         "\n"
-        "  -o, --output=FILE          write the result to FILE (- for standard output)\n"
+        "  -o, --output=FILE          write the result to FILE (default: standard output; - too)\n"
         "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
         "                             or u32be, i32be, f32be, u64be, i64be, f64be (big-endian)\n"
         "  -r, --reverse              descending order\n"
-        "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size)\n"
+        "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size, 4 or 8\n"
+        "                             bytes; with --key, the end of the last key)\n"
         "  -k, --key-offset=BYTES     where the key starts inside each record (default 0; may be\n"
-        "                             unaligned)\n"
+        "                             unaligned); other than 0 only with -R\n"
         "      --key=OFFSET:TYPE[:r]  a key at byte OFFSET of each record, :r for descending; give it\n"
         "                             again for keys that break ties (instead of -t and -k; -r\n"
         "                             makes every key without :r descending)\n"
@@ -83,14 +86,19 @@ void cli_print_help(void)
         "                             (with -u: sorted and without equal keys)\n"
         "      --list-devices         list OpenCL devices and say which one is the default\n"
         "      --clear-cache          empty the compiled-program cache\n"
-        "      --progress, --no-progress  show progress (default: only when stderr is a terminal)\n"
+        "      --progress, --no-progress  show each stage's progress on stderr (default: when\n"
+        "                             stderr is a terminal and the job takes over a second)\n"
         "  -v, --verbose              say what happened: device, algorithm, runs, times\n"
         "  -q, --quiet                print errors only\n"
         "  -h, --help                 print this help and exit\n"
         "  -V, --version              print the version and exit\n"
         "\n"
         "Integers sort numerically, floats by IEEE 754 totalOrder; -r is the exact reverse.\n"
-        "Exit status: 0 success (or sorted, with -c), 1 disorder found by -c, 2 usage error,\n"
+        "A record is the key's size (-t: 4 bytes for u32, i32, f32; 8 for u64, i64, f64) unless -R\n"
+        "gives it; -k other than 0 needs -R. With --key and no -R, a record ends where the last\n"
+        "key ends. A file whose size is not a multiple of the record size is refused.\n"
+        "Exit status: 0 success (or sorted, with -c), 1 disorder found by -c, 2 usage error (also:\n"
+        "standard output is a terminal),\n"
         "3 input/output or data error (also: a -m input not sorted, an input changed while it\n"
         "was sorted in place), 4 OpenCL or device error.\n",
         stdout);
@@ -290,6 +298,14 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         cli_error("--key cannot be combined with -t or -k: give the key as --key OFFSET:TYPE");
         return CLI_EXIT_USAGE;
     }
+    /* A mistyped offset must not silently change what a record is (issue 23): the record size
+     * is the key's unless -R says otherwise, so an offset other than 0 needs -R. */
+    if (opts->nkeys == 0 && opts->key_offset != 0 && !record_size_given) {
+        cli_error("-k %zu needs -R: give the record size with -R BYTES (without -R a record is "
+                  "the key's %zu bytes, and the key starts at 0)",
+                  opts->key_offset, clsort_type_size(opts->type));
+        return CLI_EXIT_USAGE;
+    }
     if (opts->nkeys == 0) {
         opts->keys[0] = (cli_key){ opts->type, clsort_type_size(opts->type), opts->key_offset,
                                    opts->reverse, opts->big_endian };
@@ -344,11 +360,8 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
             return CLI_EXIT_USAGE;
         }
         opts->mode = CLI_MODE_CHECK;
-    } else if (opts->ninputs > 1 && !opts->output) {
-        cli_error("%zu input files need -o FILE for the result (only one file is sorted in "
-                  "place)",
-                  opts->ninputs);
-        return CLI_EXIT_USAGE;
+    } else if (!opts->output) {
+        opts->output = "-"; /* as sort(1): the inputs are never written without -o */
     }
     if (!opts->tmpdir) {
         const char *t = getenv("TMPDIR");

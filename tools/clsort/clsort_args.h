@@ -22,7 +22,8 @@ typedef struct cli_opts {
     const char *input;     /* the first input; NULL means standard input (also given as "-") */
     const char **inputs;   /* all ninputs inputs, in order (NULL entries: standard input) */
     size_t ninputs;        /* at least 1 (standard input when no FILE is given) */
-    const char *output;    /* NULL: replace the input (stdout for stdin); "-": stdout */
+    const char *output;    /* "-" (also when -o is not given): standard output; NULL only
+                              for --check, which writes nothing */
     clsort_type type;      /* the first key: type, size, offset, direction, byte order */
     size_t key_size;       /* bytes of one key of `type` */
     size_t record_size;    /* bytes of one record; key_size unless -R (--key: the keys' end) */

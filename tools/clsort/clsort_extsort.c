@@ -24,6 +24,7 @@
 #include "clsort_progress.h"
 #include "clsort_records.h"
 #include "clsort_units.h"
+#include "clsort_warmup.h"
 
 #define OUT_BUF_BYTES ((size_t)4 << 20)
 
@@ -38,6 +39,7 @@ typedef struct ext_state {
     cli_sort_stats sort;
     int piped;               /* the streaming pipeline did the work (clsort_pipeline.c) */
     cli_pipe_stats pipe;
+    cli_warmup warm;         /* the host-memory path's compile step */
 } ext_state;
 
 static int cli_ext_report_ragged(const char *name, uint64_t size, size_t R)
@@ -180,6 +182,17 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
     else
         cli_info(2, "1 run (in memory; buffer %s)",
                  cli_format_size(a, sizeof a, (uint64_t)run_records * o->record_size));
+    /* The compile (or cache load) is a step of its own, not part of the sort's time or rate. */
+    const uint64_t compile_ns = x->piped ? x->pipe.compile_ns : x->warm.ns + x->sort.build_ns;
+    const uint64_t build_ns = x->piped ? x->pipe.build_ns : x->warm.build_ns + x->sort.build_ns;
+    const int prep_status = x->piped ? x->pipe.compile_status : x->warm.status;
+    if (prep_status != CLSORT_OK)
+        cli_info(2, "compile %.3f s (clsort_prepare: %s; the sort built what it needed)",
+                 (double)compile_ns / 1e9, clsort_strerror(prep_status));
+    else if (x->sort.sorts)
+        cli_info(2, "compile %.3f s (kernels %s in %.3f s, while the input was read)",
+                 (double)compile_ns / 1e9,
+                 build_ns ? "built or loaded from the cache" : "ready already", (double)build_ns / 1e9);
     if (x->piped) {
         print_pipe_summary(x, out_write_ns - out_sync_ns, out_sync_ns, total_ns);
         cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
@@ -212,14 +225,25 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
              total_ns ? (double)records / ((double)total_ns / 1e9) / 1e6 : 0.0);
 }
 
-/* Fills c with up to cap records. A partial record can only be the end of a ragged input. */
-static int read_chunk(ext_state *x, cli_input *in, cli_chunk *c, size_t cap)
+/* Fills c with up to cap records. A partial record can only be the end of a ragged input. With
+ * `show` (the main thread's first read), in pieces, each shown as the "reading" stage. */
+static int read_chunk(ext_state *x, cli_input *in, cli_chunk *c, size_t cap, int show)
 {
     const size_t R = x->ks.record_size;
     const uint64_t t0 = cli_now_ns();
-    const int64_t got = cli_input_read(in, c->recs, cap * R);
-    if (got < 0)
-        return CLI_EXIT_IO;
+    const size_t want = cap * R, piece = show ? (size_t)8 << 20 : want;
+    int64_t got = 0;
+    while ((size_t)got < want) {
+        const size_t len = want - (size_t)got < piece ? want - (size_t)got : piece;
+        const int64_t r = cli_input_read(in, c->recs + got, len);
+        if (r < 0)
+            return CLI_EXIT_IO;
+        got += r;
+        if (show)
+            cli_progress_update("reading", in->consumed, x->total_bytes);
+        if ((size_t)r < len)
+            break; /* short only at the end of the input */
+    }
     x->read_ns += cli_now_ns() - t0;
     x->read_bytes += (uint64_t)got;
     if ((size_t)got % R != 0)
@@ -241,7 +265,7 @@ typedef struct prefetch {
 static void *prefetch_main(void *arg)
 {
     prefetch *const p = arg;
-    p->rc = read_chunk(p->x, p->in, p->c, p->cap);
+    p->rc = read_chunk(p->x, p->in, p->c, p->cap, 0);
     return NULL;
 }
 
@@ -444,10 +468,19 @@ int cli_sort_input(const cli_opts *o)
         goto fail;
     if (cap == 0)
         cap = 1;
+    /* The first run's kernels are built (or loaded) while it is read. A stream of unknown size
+     * prepares for a first run of at most 2^20 records; larger runs build what they need. */
+    {
+        const size_t prep_n = in.is_regular || cap < ((size_t)1 << 20) ? cap : (size_t)1 << 20;
+        const int pairs = chunk.idx_size != 0;
+        cli_warmup_start(&x.warm, ctx, x.ks.type, chunk.idx_size, prep_n,
+                         (x.ks.reverse ? CLSORT_DESCENDING : 0u) |
+                             (pairs && o->stable ? CLSORT_STABLE : 0u));
+    }
 
     /* The first buffer decides: all of the input (sorted in memory and written to the
      * destination), or the first run of an external sort. */
-    rc = read_chunk(&x, &in, &chunk, cap);
+    rc = read_chunk(&x, &in, &chunk, cap, 1);
     if (rc != CLI_EXIT_OK)
         goto fail;
     records += chunk.n;
@@ -456,13 +489,14 @@ int cli_sort_input(const cli_opts *o)
         rc = CLI_EXIT_IO;
         goto fail;
     }
+    cli_warmup_finish(&x.warm);
     if (eof) {
-        cli_progress_update("sorting", in.consumed, x.total_bytes);
+        cli_progress_items("sorting", "run", 0, 1);
         rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
         if (rc != CLI_EXIT_OK)
             goto fail;
         x.runs_made = 1;
-        cli_progress_update("writing", 0, 0);
+        cli_progress_update("writing", 0, (uint64_t)chunk.n * R);
         rc = cli_chunk_write(&out, &x.ks, &chunk);
         if (rc != CLI_EXIT_OK)
             goto fail;
@@ -471,14 +505,14 @@ int cli_sort_input(const cli_opts *o)
          * memory for the second buffer, reading simply waits its turn. */
         if (cli_chunk_alloc(&next, &x.ks, cap) != CLI_EXIT_OK)
             cli_info(2, "no memory for a second buffer: reading will not overlap sorting");
+        const uint64_t runs_expected = in.is_regular ? (in.size / R + cap - 1) / cap : 0;
         for (;;) {
-            const uint64_t shown = in.consumed; /* read before a reader thread starts */
             if (!eof && next.recs) {
                 pf = (prefetch){ &x, &in, &next, cap, CLI_EXIT_OK };
                 if (pthread_create(&pf_thread, NULL, prefetch_main, &pf) == 0)
                     pf_running = 1;
             }
-            cli_progress_update("sorting", shown, x.total_bytes);
+            cli_progress_items("sorting", "run", x.runs_made, runs_expected);
             rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
             if (rc == CLI_EXIT_OK)
                 rc = write_run(&x, &chunk);
@@ -491,7 +525,7 @@ int cli_sort_input(const cli_opts *o)
                 chunk = next;
                 next = t;
             } else if (rc == CLI_EXIT_OK && !eof) {
-                rc = read_chunk(&x, &in, &chunk, cap);
+                rc = read_chunk(&x, &in, &chunk, cap, 0);
             }
             if (rc != CLI_EXIT_OK)
                 goto fail;
@@ -536,6 +570,7 @@ fail:
     if (maker_running) {
         join_context(o, &maker, &maker_thread, &maker_running, &ctx, 0);
     }
+    cli_warmup_finish(&x.warm); /* it uses the context destroyed below */
     if (pf_running)
         pthread_join(pf_thread, NULL);
     cli_progress_clear();

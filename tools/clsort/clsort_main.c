@@ -2,6 +2,8 @@
  * clsort_extsort.c (sorting), clsort_mergefiles.c (-m), clsort_records.c (checking) and
  * clsort_devices.c (information). */
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "clsort.h"
 #include "clsort_args.h"
@@ -39,6 +41,13 @@ int main(int argc, char **argv)
         return cli_check_sorted(&opts);
     case CLI_MODE_SORT:
         break;
+    }
+    /* Binary records on a terminal help no one (zstd and gzip refuse too); a user who relied on
+     * the old in-place default lands here rather than in a screenful of bytes. */
+    if (strcmp(opts.output, "-") == 0 && isatty(STDOUT_FILENO)) {
+        cli_error("standard output is a terminal: give -o FILE or redirect it (> FILE); -o "
+                  "naming the input sorts it in place");
+        return CLI_EXIT_USAGE;
     }
     rc = opts.merge ? cli_merge_inputs(&opts) : cli_sort_input(&opts);
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {

@@ -22,6 +22,7 @@
 #include "clsort_progress.h"
 #include "clsort_readers.h"
 #include "clsort_units.h"
+#include "clsort_warmup.h"
 
 typedef struct pipe_state {
     clsort_ctx *ctx;
@@ -40,6 +41,8 @@ typedef struct pipe_state {
     int ev_upload[CLI_PIPE_MAX_SLOTS];
     cli_readers *readers;           /* reader threads for a regular file, or NULL: read() here */
     uint64_t total_bytes;           /* for progress; 0 unknown */
+    uint64_t runs_expected;         /* for progress; 0 unknown */
+    cli_warmup warm;                /* the first run's kernels, built while it is read */
 } pipe_state;
 
 static const char *cl_error_name(cl_int err)
@@ -253,7 +256,8 @@ static int fill_parallel(pipe_state *p, size_t *n_out, int *eof)
                 break;
             n += keys;
         }
-        cli_progress_update("reading", in->consumed, p->total_bytes);
+        if (p->st->runs == 0) /* later runs are the "sorting run i of N" stage */
+            cli_progress_update("reading", in->consumed, p->total_bytes);
         if ((uint64_t)got < len) {
             in->at_eof = 1; /* the file shrank: its end is here */
             *eof = 1;
@@ -333,7 +337,8 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
             n += keys;
             ++i;
         }
-        cli_progress_update("reading", p->in->consumed, p->total_bytes);
+        if (p->st->runs == 0)
+            cli_progress_update("reading", p->in->consumed, p->total_bytes);
         if (keys < want) {
             *eof = 1; /* cli_input_read is short only at the end of the input */
             break;
@@ -346,9 +351,11 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
 /* Sorts the n keys of the device buffer; waits for the end, for the report. */
 static int sort_run(pipe_state *p, size_t n)
 {
+    cli_warmup_finish(&p->warm);
     if (n < 2)
         return CLI_EXIT_OK;
-    cli_progress_update("sorting", p->in->consumed, p->total_bytes);
+    cli_progress_items("sorting", "run", p->st->runs,
+                       p->runs_expected > p->st->runs ? p->runs_expected : 0);
     const uint64_t t0 = cli_now_ns();
     cl_event done = NULL;
     const int rc = clsort_sort_buffer(p->ctx, p->buf, NULL, 0, n, p->ks->type, p->algo,
@@ -358,7 +365,7 @@ static int sort_run(pipe_state *p, size_t n)
         err = clWaitForEvents(1, &done);
         clReleaseEvent(done);
     }
-    p->st->sort_ns += cli_now_ns() - t0;
+    uint64_t sort_ns = cli_now_ns() - t0;
     if (rc != CLSORT_OK) {
         /* One line, as the host-memory path says it; the rest (a build log) only with -v. */
         const char *detail = clsort_last_error(p->ctx);
@@ -379,7 +386,13 @@ static int sort_run(pipe_state *p, size_t n)
     if (clsort_get_stats(p->ctx, &ls) == CLSORT_OK) {
         p->st->device_ns += ls.device_ns;
         p->st->algorithm = ls.algorithm;
+        /* Kernels the prepare did not cover (a stream's larger runs) are compile time too. */
+        const uint64_t b = ls.build_ns < sort_ns ? ls.build_ns : sort_ns;
+        p->st->build_ns += b;
+        p->st->compile_ns += b;
+        sort_ns -= b;
     }
+    p->st->sort_ns += sort_ns;
     p->st->keys += n;
     p->st->sorts += 1;
     return CLI_EXIT_OK;
@@ -508,7 +521,8 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
             keys = drop_repeats(p->slot[s], keys, K, last, &have_last);
         rc = cli_writer_put(w, p->slot[s], keys * K);
         *write_ns += cli_now_ns() - t0;
-        cli_progress_update("writing", (uint64_t)first * K, (uint64_t)n * K);
+        if (!w->keep_open) /* a run file is part of its run's "sorting" stage */
+            cli_progress_update("writing", (uint64_t)(first + keys) * K, (uint64_t)n * K);
         if (rc == CLI_EXIT_OK && j + p->nslots < nchunks)
             rc = enqueue_download(p, j + p->nslots, n);
     }
@@ -622,6 +636,14 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         p.readers = cli_readers_start(in->fd, in->path, nreaders,
                                       ks->big_endian ? swap_after_read : NULL, &p);
     st->readers = p.readers ? nreaders : 1; /* without threads: read() here, as before */
+    if (in->is_regular && p.run_records)
+        p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
+    /* The first run's kernels while it is read (after the pinned slots: the library's lock is
+     * not held against them). A stream prepares for at most 2^20 keys, not for the whole ring
+     * its buffer starts with; larger runs build what they need (counted as compile too). */
+    const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
+                                                                              : (size_t)1 << 20;
+    cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, ks->reverse ? CLSORT_DESCENDING : 0u);
 
     int rc = CLI_EXIT_OK;
     for (;;) {
@@ -644,6 +666,10 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         if (rc != CLI_EXIT_OK || eof)
             break;
     }
+    cli_warmup_finish(&p.warm);
+    st->compile_ns += p.warm.ns;
+    st->build_ns += p.warm.build_ns;
+    st->compile_status = p.warm.status;
     pipe_release(&p);
     st->wall_ns = cli_now_ns() - t_start;
     return rc;

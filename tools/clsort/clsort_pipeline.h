@@ -44,6 +44,10 @@ typedef struct cli_pipe_stats {
     unsigned readers;                      /* reading threads (1: read() on the pipeline's) */
     uint64_t buffer_bytes;                 /* the largest device buffer used */
     clsort_algorithm algorithm;
+    uint64_t compile_ns;                   /* clsort_prepare while the first run was read */
+    uint64_t build_ns;                     /* of which, and in the sorts, the library's compile
+                                              or cache load (not counted in sort_ns) */
+    int compile_status;                    /* what clsort_prepare returned */
 } cli_pipe_stats;
 
 /** Whether the pipeline applies to this key spec: records that are exactly one key (no offset,

@@ -87,6 +87,8 @@ typedef struct cli_sort_stats {
     uint64_t device_ns;    /* what the library measured on the device */
     uint64_t upload_ns, download_ns; /* the library's host-device transfers (profiled) */
     uint64_t prep_ns;      /* key extraction and tie ordering on the host */
+    uint64_t build_ns;     /* the library's kernel compile or cache load inside the sorts (not
+                              counted in sort_ns) */
     uint64_t keys;
     unsigned sorts;
     clsort_algorithm algorithm;
