@@ -213,6 +213,10 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     }
     ctx->stats.pinned_source = clsort__in_pinned(ctx, keys, kbytes) &&
                                (!values || clsort__in_pinned(ctx, values, vbytes));
+    /* Buffers still to be made: a driver may abort where it cannot back them (transfer.h). */
+    CLSORT__CHECK(clsort__check_memory(
+        ctx, (kbytes > ctx->scratch_size[0] ? kbytes : 0) + (vbytes > ctx->scratch_size[1] ? vbytes : 0),
+        "the sort's device buffers"));
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, kbytes));
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, vbytes));
@@ -479,7 +483,9 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
 static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
 {
     const int had = ctx->scratch[i] && ctx->scratch_size[i] >= bytes;
-    int rc = clsort__ensure_scratch(ctx, i, bytes);
+    int rc = had ? CLSORT_OK : clsort__check_memory(ctx, bytes, "clsort_prepare's buffers");
+    if (rc == CLSORT_OK)
+        rc = clsort__ensure_scratch(ctx, i, bytes);
     if (rc != CLSORT_OK || had || !bytes)
         return rc;
     const cl_uchar zero = 0;

@@ -2,6 +2,8 @@
  * selection rules of clsort_create ("", "gpu", "cpu", "P:D", or part of a name). */
 #include "device.h"
 
+#include "util.h"
+
 #include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -108,10 +110,19 @@ static void icd_first_load(void)
 
 static int for_each_device(int (*fn)(const clsort__device *dev, void *user), void *user);
 
+/* Address space an OpenCL driver needs to load: PoCL maps about 300 MiB of libraries (LLVM);
+ * the GPU drivers measured need more. Under `ulimit -v 200000` the ICD loader's dlopen of the
+ * driver fails with ENOMEM, and the loader reports no platform at all, with errno cleared. */
+#define DRIVER_LOAD_BYTES ((size_t)256 << 20)
+
 int clsort__for_each_device(int (*fn)(const clsort__device *dev, void *user), void *user)
 {
     pthread_once(&icd_once, icd_first_load);
-    return for_each_device(fn, user);
+    const int count = for_each_device(fn, user);
+    /* No device at all: if memory is what is missing, say so rather than "no device". */
+    if (count == 0 && !clsort__address_space_ok(DRIVER_LOAD_BYTES))
+        return CLSORT_ERR_OUT_OF_MEMORY;
+    return count;
 }
 
 static int for_each_device(int (*fn)(const clsort__device *dev, void *user), void *user)
@@ -222,6 +233,12 @@ int clsort__select_device(const char *spec, clsort__device *dev, char *why, size
     else
         s.kind = 4;
     const int count = clsort__for_each_device(consider, &s);
+    if (count == CLSORT_ERR_OUT_OF_MEMORY) {
+        snprintf(why, why_size, "no OpenCL device could be loaded: out of memory (%zu MiB of address "
+                                "space cannot be mapped; a limit such as ulimit -v may be too "
+                                "low for the driver)", DRIVER_LOAD_BYTES >> 20);
+        return CLSORT_ERR_OUT_OF_MEMORY;
+    }
     if (count < 0) {
         snprintf(why, why_size, "clGetPlatformIDs/clGetDeviceIDs failed");
         return CLSORT_ERR_OPENCL;

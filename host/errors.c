@@ -65,8 +65,15 @@ const char *clsort__cl_error_name(cl_int err)
 static void set_text(char **dst, const char *text)
 {
     char *copy = malloc(strlen(text) + 1);
-    if (!copy)
-        return; /* keep the old text rather than lose the ability to report anything */
+    if (!copy) {
+        /* Out of memory, often the very failure being reported: the new text, cut to the old
+         * one's room, beats a stale message about an earlier call. */
+        if (*dst) {
+            const size_t room = strlen(*dst);
+            snprintf(*dst, room + 1, "%s", text);
+        }
+        return;
+    }
     strcpy(copy, text);
     free(*dst);
     *dst = copy;
@@ -105,8 +112,9 @@ int clsort__cl_fail(clsort_ctx *ctx, cl_int err, const char *call, const char *w
     else if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
              err == CL_COMPILE_PROGRAM_FAILURE)
         status = CLSORT_ERR_BUILD;
-    return clsort__fail(ctx, status, "%s(%s) failed: %s (%d)", call, what ? what : "",
-                        clsort__cl_error_name(err), (int)err);
+    return clsort__fail(ctx, status, "%s(%s) failed: %s (%d)%s", call, what ? what : "",
+                        clsort__cl_error_name(err), (int)err,
+                        status == CLSORT_ERR_OUT_OF_MEMORY ? ": out of memory" : "");
 }
 
 void clsort__append_error(clsort_ctx *ctx, const char *text)

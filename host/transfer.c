@@ -142,6 +142,27 @@ static void free_staging(clsort_ctx *ctx)
     st->size = 0;
 }
 
+/* Room left in the address space for the driver's own allocations around a buffer (its
+ * bookkeeping, a kernel compiled at first launch): measured on PoCL under ulimit -v, a probe of
+ * the buffer alone passed and the driver then aborted. */
+#define DRIVER_MARGIN ((size_t)64 << 20)
+
+static int probe_host_memory(clsort_ctx *ctx, size_t bytes, const char *what)
+{
+    const size_t want = bytes > SIZE_MAX - DRIVER_MARGIN ? SIZE_MAX : bytes + DRIVER_MARGIN;
+    if (clsort__address_space_ok(want))
+        return CLSORT_OK;
+    return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                        "out of host memory: %zu bytes for %s (and room for the driver) cannot "
+                        "be mapped; a limit such as ulimit -v may be too low",
+                        bytes, what);
+}
+
+int clsort__check_memory(clsort_ctx *ctx, size_t bytes, const char *what)
+{
+    return shares_memory(ctx) ? probe_host_memory(ctx, bytes, what) : CLSORT_OK;
+}
+
 /* A CL_MEM_ALLOC_HOST_PTR buffer of bytes, mapped: the page-locked memory of staging and
  * clsort_host_alloc alike. */
 static int make_pinned(clsort_ctx *ctx, size_t bytes, const char *what, cl_mem *buf,
@@ -154,6 +175,10 @@ static int make_pinned(clsort_ctx *ctx, size_t bytes, const char *what, cl_mem *
                             "clCreateBuffer(%zu bytes, %s): larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE "
                             "(%llu bytes) of %s",
                             bytes, what, (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
+    /* Host memory on every device: the driver allocates it at once. */
+    const int rc = probe_host_memory(ctx, bytes, what);
+    if (rc != CLSORT_OK)
+        return rc;
     cl_int err;
     cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL,
                               &err);

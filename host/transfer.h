@@ -19,6 +19,12 @@ void clsort__transfer_release(clsort_ctx *ctx);
  * pinned staging and the transfer queue, where the device needs them (clsort_prepare). */
 int clsort__transfer_reserve(clsort_ctx *ctx, size_t bytes);
 
+/* Before buffers of `bytes` in all are asked of the driver: on a device that shares memory with
+ * the host they are host memory, and a driver that cannot back them may abort (PoCL asserts in
+ * pocl_create_migration_commands) instead of failing. There the address space is probed first
+ * (util.h); CLSORT_ERR_OUT_OF_MEMORY with a message if it is not there, else CLSORT_OK. */
+int clsort__check_memory(clsort_ctx *ctx, size_t bytes, const char *what);
+
 /* A new pinned block of bytes (clsort_host_alloc), or NULL with the failure recorded. */
 void *clsort__pinned_alloc(clsort_ctx *ctx, size_t bytes);
 /* Frees the block that starts at ptr; anything else is ignored. */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,18 @@ int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *h
             return -1;
     }
     return n > 0 && (size_t)n < out_size ? 0 : -1;
+}
+
+int clsort__address_space_ok(size_t bytes)
+{
+    if (!bytes)
+        return 1;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return 0;
+    munmap(p, bytes);
+    return 1;
 }
 
 /* ---- The library's own file ---------------------------------------------------------------- */

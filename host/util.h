@@ -17,6 +17,12 @@ uint64_t clsort__now_ns(void);
 int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *home_subdir,
                     char *out, size_t out_size);
 
+/* Whether `bytes` of address space can be had now: maps them (no pages touched, no commitment
+ * where the kernel allows that) and unmaps them at once. 1 if the mapping succeeded. A process
+ * under an address-space limit (ulimit -v) fails here rather than in a driver that aborts on
+ * a failed allocation (PoCL asserts). 0 bytes: 1. */
+int clsort__address_space_ok(size_t bytes);
+
 /* The absolute directory of the file that holds the library's code: where libclsort.so.N was
  * loaded from, or the program's own directory when libclsort.a was linked into it (config.c
  * finds the shipped configs from there). Returns 0, or -1 if it cannot be told or does not fit. */

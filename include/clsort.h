@@ -147,7 +147,8 @@ CLSORT_API int clsort_algorithm_parse(const char *name, clsort_algorithm *algo);
  * The context owns its OpenCL context and an in-order queue with profiling enabled.
  * On success returns CLSORT_OK and sets *ctx. On failure sets *ctx to NULL and returns
  * CLSORT_ERR_NO_DEVICE (nothing matches), CLSORT_ERR_INVALID_ARG (ctx NULL), CLSORT_ERR_OPENCL or
- * CLSORT_ERR_OUT_OF_MEMORY. */
+ * CLSORT_ERR_OUT_OF_MEMORY (also when no device could be loaded for lack of memory, rather than
+ * CLSORT_ERR_NO_DEVICE: see clsort_list_devices). */
 CLSORT_API int clsort_create(clsort_ctx **ctx, const char *device);
 
 /** Creates a context that enqueues all work on the caller's `queue` (and uses its context and
@@ -411,7 +412,9 @@ CLSORT_API int clsort_get_device_info(const clsort_ctx *ctx, clsort_device_info 
 
 /** Calls `fn` once for every OpenCL device present, with a temporary info (config_source is the
  *  config that would be used) and whether it is the one clsort_create(…, NULL) would pick.
- *  Returns the number of devices (0 if none; a negative status on an OpenCL failure). */
+ *  Returns the number of devices (0 if none; a negative status on an OpenCL failure, and
+ *  CLSORT_ERR_OUT_OF_MEMORY when none could be loaded because the process is short of memory,
+ *  e.g. under an address-space limit such as `ulimit -v` too low for the driver). */
 CLSORT_API int clsort_list_devices(void (*fn)(const clsort_device_info *info, int is_default,
                                               void *user),
                                    void *user);
