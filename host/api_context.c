@@ -196,10 +196,24 @@ static void fill_info(const clsort__device *dev, clsort_device_info *info)
     info->has_fp64 = dev->fp64;
 }
 
+/* Records a failed call on a context the caller passed as const (a getter): the failure text
+ * is the context's mutable state, like its lock, and a failure that left the previous call's
+ * text in clsort_last_error would describe the wrong call. */
+static int fail_const(const clsort_ctx *ctx, int status, const char *fn, const char *why)
+{
+    clsort_ctx *c = (clsort_ctx *)ctx;
+    pthread_mutex_lock(&c->lock);
+    clsort__fail(c, status, "%s: %s", fn, why);
+    pthread_mutex_unlock(&c->lock);
+    return status;
+}
+
 int clsort_get_device_info(const clsort_ctx *ctx, clsort_device_info *info)
 {
-    if (!ctx || !info)
+    if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
+    if (!info)
+        return fail_const(ctx, CLSORT_ERR_INVALID_ARG, "clsort_get_device_info", "info is NULL");
     fill_info(&ctx->dev, info);
     info->config_source = ctx->config_source;
     return CLSORT_OK;
@@ -317,6 +331,10 @@ int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, 
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
     const int rc = clsort_get_params_locked(ctx, algo, type, value_size, params);
+    if (rc != CLSORT_OK)
+        clsort__fail(ctx, rc, "clsort_get_params: %s",
+                     params ? "bad algorithm (AUTO has no parameters), type or value_size"
+                            : "params is NULL");
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -339,6 +357,10 @@ int clsort_get_params_for_size(clsort_ctx *ctx, clsort_algorithm algo, clsort_ty
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
     const int rc = clsort_get_params_for_size_locked(ctx, algo, type, value_size, n, params);
+    if (rc != CLSORT_OK)
+        clsort__fail(ctx, rc, "clsort_get_params_for_size: %s",
+                     params ? "bad algorithm (AUTO has no parameters), type or value_size"
+                            : "params is NULL");
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -348,7 +370,8 @@ int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats)
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_get_stats_locked(ctx, stats);
+    const int rc = stats ? clsort_get_stats_locked(ctx, stats)
+                         : clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_get_stats: stats is NULL");
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

@@ -5,16 +5,35 @@
 #include <pthread.h>
 #include <string.h>
 
+/* Records why a call on a const context (a getter) failed: the failure text is the context's
+ * mutable state, like its lock, and must not keep describing an earlier call. */
+static int fail_const(const clsort_ctx *ctx, const char *fn, const char *why, size_t size)
+{
+    clsort_ctx *c = (clsort_ctx *)ctx;
+    pthread_mutex_lock(&c->lock);
+    clsort__fail(c, CLSORT_ERR_INVALID_ARG, "%s: %s (size %zu)", fn, why, size);
+    pthread_mutex_unlock(&c->lock);
+    return CLSORT_ERR_INVALID_ARG;
+}
+
 int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size)
 {
+    static const char fn[] = "clsort_config_path";
     char dir[1024], file[400];
-    if (!ctx || !buf || size == 0 || clsort__user_config_dir(dir, sizeof dir) != 0)
+    if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
+    if (!buf || size == 0)
+        return fail_const(ctx, fn, "buf is NULL or its size 0", size);
+    if (clsort__user_config_dir(dir, sizeof dir) != 0)
+        return fail_const(ctx, fn,
+                          "no config directory can be formed (none of CLSORT_CONFIG_DIR, an "
+                          "absolute XDG_CONFIG_HOME or HOME is set, or the path is too long)",
+                          size);
     clsort__config_file_name(&ctx->dev, file, sizeof file);
     const int n = snprintf(buf, size, "%s/%s", dir, file);
     if (n < 0 || (size_t)n >= size) {
         buf[0] = 0;
-        return CLSORT_ERR_INVALID_ARG;
+        return fail_const(ctx, fn, "buf is too small for the path", size);
     }
     return CLSORT_OK;
 }
@@ -31,8 +50,10 @@ int clsort_set_host_fallback_max(clsort_ctx *ctx, uint64_t max_n)
 
 int clsort_get_host_fallback_max(const clsort_ctx *ctx, uint64_t *max_n)
 {
-    if (!ctx || !max_n)
+    if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
+    if (!max_n)
+        return fail_const(ctx, "clsort_get_host_fallback_max", "max_n is NULL", 0);
     pthread_mutex_lock((pthread_mutex_t *)&ctx->lock); /* const ctx, but the lock is state */
     *max_n = ctx->host_fallback_max;
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
@@ -51,8 +72,10 @@ int clsort_set_host_path_max(clsort_ctx *ctx, uint64_t max_n)
 
 int clsort_get_host_path_max(const clsort_ctx *ctx, uint64_t *max_n)
 {
-    if (!ctx || !max_n)
+    if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
+    if (!max_n)
+        return fail_const(ctx, "clsort_get_host_path_max", "max_n is NULL", 0);
     pthread_mutex_lock((pthread_mutex_t *)&ctx->lock);
     *max_n = ctx->host_path_max;
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);

@@ -23,9 +23,11 @@ size_t clsort_type_size(clsort_type type)
     return 0;
 }
 
+/* A fixed string, not NULL, for values outside the enum: callers print names in messages, and
+ * printf's %s of NULL is undefined. */
 const char *clsort_type_name(clsort_type type)
 {
-    return (unsigned)type < 6 ? type_names[type] : NULL;
+    return (unsigned)type < 6 ? type_names[type] : "unknown";
 }
 
 int clsort_type_parse(const char *name, clsort_type *type)
@@ -40,7 +42,7 @@ int clsort_type_parse(const char *name, clsort_type *type)
 
 const char *clsort_algorithm_name(clsort_algorithm algo)
 {
-    return (unsigned)algo < 4 ? algo_names[algo] : NULL;
+    return (unsigned)algo < 4 ? algo_names[algo] : "unknown";
 }
 
 int clsort_algorithm_parse(const char *name, clsort_algorithm *algo)

@@ -127,11 +127,13 @@ typedef enum clsort_algorithm {
 
 /** Returns the size in bytes of one key of `type` (4 or 8), or 0 for an invalid type. */
 CLSORT_API size_t clsort_type_size(clsort_type type);
-/** Returns "u32", "i32", "f32", "u64", "i64", "f64", or NULL for an invalid type. */
+/** Returns "u32", "i32", "f32", "u64", "i64", "f64", or "unknown" for a value that is not a
+ *  clsort_type (never NULL; static strings). */
 CLSORT_API const char *clsort_type_name(clsort_type type);
 /** Parses a type name as above; returns 0 and sets *type, or -1 if unknown. */
 CLSORT_API int clsort_type_parse(const char *name, clsort_type *type);
-/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", or NULL. */
+/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", or "unknown" for a
+ *  value that is not a clsort_algorithm (never NULL; static strings). */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algo);
 /** Parses an algorithm name as above; returns 0 and sets *algo, or -1 if unknown. */
 CLSORT_API int clsort_algorithm_parse(const char *name, clsort_algorithm *algo);
@@ -171,6 +173,8 @@ CLSORT_API void clsort_destroy(clsort_ctx *ctx);
 
 /** Describes the last failure on this context: the failing call, the OpenCL error name and number,
  *  and for build failures the build options and the build log. Returns "" if nothing failed yet.
+ *  Every call that fails on a non-NULL context records its reason here (a NULL output argument
+ *  included), so the text never describes an earlier call's failure.
  *  The string stays valid until the next call on the context. NULL ctx gives a static message. */
 CLSORT_API const char *clsort_last_error(const clsort_ctx *ctx);
 

@@ -58,7 +58,9 @@ static void test_names(void)
         t_ok(clsort_type_parse(tnames[t], &parsed) == 0 && parsed == (clsort_type)t,
              "clsort_type_parse(\"%s\")", tnames[t]);
     }
-    t_ok(clsort_type_name((clsort_type)6) == NULL, "clsort_type_name of a bad type is NULL");
+    t_is_str(clsort_type_name((clsort_type)6), "unknown", "clsort_type_name(6) is \"unknown\"");
+    t_is_str(clsort_type_name((clsort_type)99), "unknown", "clsort_type_name(99) is \"unknown\"");
+    t_is_str(clsort_type_name((clsort_type)-1), "unknown", "clsort_type_name(-1) is \"unknown\"");
     t_is_int((long long)clsort_type_size((clsort_type)6), 0, "clsort_type_size of a bad type");
     t_is_int((long long)clsort_type_size((clsort_type)-1), 0, "clsort_type_size((clsort_type)-1)");
     clsort_type tdummy = CLSORT_U32;
@@ -74,8 +76,12 @@ static void test_names(void)
         t_ok(clsort_algorithm_parse(anames[a], &parsed) == 0 && parsed == (clsort_algorithm)a,
              "clsort_algorithm_parse(\"%s\")", anames[a]);
     }
-    t_ok(clsort_algorithm_name((clsort_algorithm)4) == NULL,
-         "clsort_algorithm_name of a bad algorithm is NULL");
+    t_is_str(clsort_algorithm_name((clsort_algorithm)4), "unknown",
+             "clsort_algorithm_name(4) is \"unknown\"");
+    t_is_str(clsort_algorithm_name((clsort_algorithm)99), "unknown",
+             "clsort_algorithm_name(99) is \"unknown\"");
+    t_is_str(clsort_algorithm_name((clsort_algorithm)-1), "unknown",
+             "clsort_algorithm_name(-1) is \"unknown\"");
     clsort_algorithm adummy = CLSORT_AUTO;
     t_is_int(clsort_algorithm_parse("quick", &adummy), -1, "clsort_algorithm_parse(\"quick\")");
 
@@ -253,6 +259,57 @@ static void test_sort_args(void)
                 "clsort_get_device_info with NULL info");
 }
 
+/* Makes clsort_last_error hold a known, unrelated text: a sort with a bad type. */
+static void stale_error(void)
+{
+    clsort_sort(ctx, keys, N, (clsort_type)6, CLSORT_BITONIC, 0);
+}
+
+/* A call with a NULL (or too small) output argument on a real context fails and records its
+ * own reason: clsort_last_error names the call, not the earlier failure (issue 25 point 7). */
+#define EXPECT_OWN_ERROR(fn, call)                                                               \
+    do {                                                                                         \
+        stale_error();                                                                           \
+        const int rc_ = (call);                                                                  \
+        t_is_status(rc_, CLSORT_ERR_INVALID_ARG, "%s", #call);                                   \
+        t_ok(strstr(clsort_last_error(ctx), fn) != NULL,                                         \
+             "... and clsort_last_error names %s: \"%s\"", fn, clsort_last_error(ctx));          \
+    } while (0)
+
+static void test_null_outputs(void)
+{
+    char small[4];
+    EXPECT_OWN_ERROR("clsort_get_stats", clsort_get_stats(ctx, NULL));
+    EXPECT_OWN_ERROR("clsort_get_device_info", clsort_get_device_info(ctx, NULL));
+    EXPECT_OWN_ERROR("clsort_config_path", clsort_config_path(ctx, NULL, 100));
+    EXPECT_OWN_ERROR("clsort_config_path", clsort_config_path(ctx, small, 0));
+    EXPECT_OWN_ERROR("clsort_config_path", clsort_config_path(ctx, small, sizeof small));
+    t_is_str(small, "", "... and a buffer too small is left empty");
+    EXPECT_OWN_ERROR("clsort_get_params", clsort_get_params(ctx, CLSORT_BITONIC, CLSORT_U32, 0, NULL));
+    clsort_params p;
+    EXPECT_OWN_ERROR("clsort_get_params", clsort_get_params(ctx, CLSORT_AUTO, CLSORT_U32, 0, &p));
+    EXPECT_OWN_ERROR("clsort_get_params_for_size",
+                     clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, 100, NULL));
+    EXPECT_OWN_ERROR("clsort_get_host_fallback_max", clsort_get_host_fallback_max(ctx, NULL));
+
+    /* No directory at all: HOME and the variables unset. */
+    const char *vars[] = {"CLSORT_CONFIG_DIR", "XDG_CONFIG_HOME", "HOME"};
+    char *saved[3];
+    for (int i = 0; i < 3; ++i) {
+        const char *v = getenv(vars[i]);
+        saved[i] = v ? strdup(v) : NULL;
+        unsetenv(vars[i]);
+    }
+    char path[1024];
+    EXPECT_OWN_ERROR("clsort_config_path", clsort_config_path(ctx, path, sizeof path));
+    t_ok(strstr(clsort_last_error(ctx), "directory") != NULL, "... saying no directory");
+    for (int i = 0; i < 3; ++i)
+        if (saved[i]) {
+            setenv(vars[i], saved[i], 1);
+            free(saved[i]);
+        }
+}
+
 static int same_params(const clsort_params *a, const clsort_params *b)
 {
     return a->wg_size == b->wg_size && a->vec_step == b->vec_step && a->tile == b->tile &&
@@ -370,6 +427,7 @@ int main(void)
     test_sort_args();
     test_create();
     test_params();
+    test_null_outputs();
 
     /* Last, since a library bug here may crash: sizes whose byte counts overflow size_t must
      * fail cleanly, without touching the keys. */
