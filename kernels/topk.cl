@@ -65,7 +65,38 @@ typedef uint tk_out;
 /* Item b before item a (strictly): key, then index. */
 #define TK_LESS(kb, ib, ka, ia) ((kb) < (ka) || ((kb) == (ka) && (ib) < (ia)))
 
-/* Compare-exchange of local slots a < b: the smaller item to a. Selects only, no branch on keys. */
+#if KEY_BITS == 32 && TK_IDX_BITS == 32
+/* 32-bit keys and indices: an item is one ulong, key above index, so that the item order is
+ * the integer order and a comparator is a min and a max (vectorised on CPUs). The virtual item
+ * is all ones either way. */
+#define TK_PACKED 1
+#define TK_LOCALS() __local ulong lt[TK_TILE]
+#define TK_SET(s, key, idx) (lt[s] = ((ulong)(key) << 32) | (ulong)(idx))
+#define TK_KEY(s) ((key_type)(lt[s] >> 32))
+#define TK_IDX(s) ((tk_idx)lt[s])
+#define TK_CMPX(a, b)                                                  \
+    do {                                                               \
+        const ulong x_ = lt[a], y_ = lt[b];                            \
+        IF_VALS(const val_type va_ = lv[a], vb_ = lv[b];               \
+                const bool sw_ = y_ < x_;                              \
+                lv[a] = sw_ ? vb_ : va_; lv[b] = sw_ ? va_ : vb_;)     \
+        lt[a] = min(x_, y_);                                           \
+        lt[b] = max(x_, y_);                                           \
+    } while (0)
+#define TK_MIN(a, b)                                                   \
+    do {                                                               \
+        const ulong x_ = lt[a], y_ = lt[b];                            \
+        IF_VALS(lv[a] = y_ < x_ ? lv[b] : lv[a];)                      \
+        lt[a] = min(x_, y_);                                           \
+    } while (0)
+#else
+#define TK_PACKED 0
+#define TK_LOCALS() __local key_type lk[TK_TILE]; __local tk_idx li[TK_TILE]
+#define TK_SET(s, key, idx) (lk[s] = (key), li[s] = (idx))
+#define TK_KEY(s) lk[s]
+#define TK_IDX(s) li[s]
+/* Compare-exchange of local slots a < b: the smaller item to a. Selects only, no branch on
+ * keys. */
 #define TK_CMPX(a, b)                                                  \
     do {                                                               \
         const key_type ka_ = lk[a], kb_ = lk[b];                       \
@@ -78,7 +109,6 @@ typedef uint tk_out;
         IF_VALS(const val_type va_ = lv[a], vb_ = lv[b];               \
                 lv[a] = sw_ ? vb_ : va_; lv[b] = sw_ ? va_ : vb_;)     \
     } while (0)
-
 /* The smaller of the items at slots a and b, to a (b is dropped): the halving step. */
 #define TK_MIN(a, b)                                                   \
     do {                                                               \
@@ -89,6 +119,7 @@ typedef uint tk_out;
         li[a] = sw_ ? ib_ : ia_;                                       \
         IF_VALS(lv[a] = sw_ ? lv[b] : lv[a];)                          \
     } while (0)
+#endif
 
 inline uint tk_log2(const uint x)
 {
@@ -101,9 +132,41 @@ inline uint tk_insert_zero(const uint c, const uint j)
     return ((c & ~(j - 1u)) << 1) | (c & (j - 1u));
 }
 
-/* A bitonic merge of every block of `span` slots whose comparators are its half-cleaners
- * j = from .. 1, over `blocks` blocks spaced `stride` slots apart (within a block the stride
- * is 1); comparators of one level are spread over the work-group. */
+/* The levels, as loops over their comparators. A work-group of one work-item (CPUs) walks each
+ * level as nested loops whose inner loop runs over consecutive slots, which the compiler
+ * vectorises; larger groups deal the comparators out round-robin, neighbouring work-items on
+ * neighbouring slots, with a barrier after each level. */
+#if TK_WG == 1
+#define TK_BARRIER()
+/* The flip of every group of sz slots: slot g + i against g + sz - 1 - i. */
+#define TK_FLIP(sz)                                                                    \
+    for (uint g_ = 0; g_ < TK_TILE; g_ += (sz))                                        \
+        for (uint i_ = 0; i_ < (sz) / 2; ++i_)                                         \
+            TK_CMPX(g_ + i_, g_ + (sz) - 1u - i_)
+/* Half-cleaners j = from .. 1 of blocks of `span` slots, the blocks `stride` apart, `count`
+ * comparators a level. */
+#define TK_HALF_CLEANERS(from, span, stride, count)                                   \
+    for (uint j_ = (from); j_ > 0; j_ >>= 1)                                           \
+        for (uint b_ = 0; b_ < (count) / ((span) / 2) * (stride); b_ += (stride))      \
+            for (uint g_ = b_; g_ < b_ + (span); g_ += 2 * j_)                         \
+                for (uint i_ = g_; i_ < g_ + j_; ++i_)                                 \
+                    TK_CMPX(i_, i_ + j_)
+/* Halving level r: live blocks of K `sp` slots apart, pairs 2 sp apart. */
+#define TK_HALVE(K, sp)                                                                \
+    for (uint g_ = 0; g_ < TK_TILE; g_ += 2 * (sp))                                    \
+        for (uint i_ = 0; i_ < (K); ++i_)                                              \
+            TK_MIN(g_ + i_, g_ + (sp) + (K) - 1u - i_)
+#else
+#define TK_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define TK_FLIP(sz)                                                                    \
+    do {                                                                               \
+        const uint h_ = (sz) >> 1, hl_ = tk_log2(h_);                                  \
+        for (uint c_ = get_local_id(0); c_ < TK_TILE / 2; c_ += TK_WG) {               \
+            const uint g_ = c_ >> hl_, i_ = c_ & (h_ - 1u);                            \
+            TK_CMPX(g_ * (sz) + i_, g_ * (sz) + (sz) - 1u - i_);                       \
+        }                                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    } while (0)
 #define TK_HALF_CLEANERS(from, span, stride, count)                                   \
     for (uint j_ = (from); j_ > 0; j_ >>= 1) {                                         \
         const uint hl_ = tk_log2((span) >> 1);                                         \
@@ -114,6 +177,16 @@ inline uint tk_insert_zero(const uint c, const uint j)
         }                                                                              \
         barrier(CLK_LOCAL_MEM_FENCE);                                                  \
     }
+#define TK_HALVE(K, sp)                                                                \
+    do {                                                                               \
+        const uint kl_ = tk_log2(K);                                                   \
+        for (uint c_ = get_local_id(0); c_ < TK_TILE / (2 * (sp)) * (K); c_ += TK_WG) {  \
+            const uint p_ = c_ >> kl_, i_ = c_ & ((K) - 1u);                           \
+            TK_MIN(2u * p_ * (sp) + i_, (2u * p_ + 1u) * (sp) + (K) - 1u - i_);        \
+        }                                                                              \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                  \
+    } while (0)
+#endif
 
 /* One tile of TK_TILE items. The tile covers TK_TILE / P rows of at most P items each (P < TK_TILE,
  * a whole row in one tile: that pass is the last), or TK_TILE items of one row (P == TK_TILE),
@@ -131,8 +204,7 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
                const ulong rows, const ulong m_out, const ulong k, const ulong tiles_per_row,
                const uint xf, const uint P, const uint K, const uint mode)
 {
-    __local key_type lk[TK_TILE];
-    __local tk_idx li[TK_TILE];
+    TK_LOCALS();
 #if VAL_BYTES
     __local val_type lv[TK_TILE];
 #endif
@@ -164,22 +236,16 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
                 IF_VALS(val = iv[at];)
             }
         }
-        lk[s] = key;
-        li[s] = idx;
+        TK_SET(s, key, idx);
         IF_VALS(lv[s] = val;)
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    TK_BARRIER();
 
     if (mode & TK_SORT) {
         /* Bitonic sort of every block of K, all ascending: each merge of size sz opens with the
          * flip (slot i against sz-1-i of its group), then half-cleaners. */
         for (uint sz = 2; sz <= K; sz <<= 1) {
-            const uint h = sz >> 1, hl = tk_log2(h);
-            for (uint c = get_local_id(0); c < TK_TILE / 2; c += TK_WG) {
-                const uint g = c >> hl, i = c & (h - 1u);
-                TK_CMPX(g * sz + i, g * sz + sz - 1u - i);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
+            TK_FLIP(sz);
             TK_HALF_CLEANERS(sz >> 2, sz, sz, TK_TILE / 2);
         }
     }
@@ -194,11 +260,7 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
     const uint levels = lp - lk_;
     for (uint r = 1; r <= levels; ++r) {
         const uint sp = K << (r - 1);
-        for (uint c = get_local_id(0); c < (TK_TILE >> r); c += TK_WG) {
-            const uint p = c >> lk_, i = c & (K - 1u);
-            TK_MIN(2u * p * sp + i, (2u * p + 1u) * sp + K - 1u - i);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        TK_HALVE(K, sp);
         if (K > 1)
             TK_HALF_CLEANERS(K >> 1, K, sp << 1, TK_TILE >> (r + 1));
     }
@@ -210,19 +272,19 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
             const uint q = s >> lk_, i = s & (K - 1u), slot = q * P + i;
             const ulong row = row0 + q, pos = pos0 + i;
             if (row < rows && pos < k) {
-                out_keys[row * k + pos] = from_order(lk[slot], xf);
+                out_keys[row * k + pos] = from_order(TK_KEY(slot), xf);
 #if TK_OUT == 1
                 out_vals[row * k + pos] = lv[slot];
 #elif TK_OUT == 4 || TK_OUT == 8
-                out_vals[row * k + pos] = (tk_out)li[slot];
+                out_vals[row * k + pos] = (tk_out)TK_IDX(slot);
 #endif
             }
         }
     } else {
         for (uint s = get_local_id(0); s < K; s += TK_WG) {
             const ulong at = row0 * m_out + tile_in_row * K + s;
-            ok[at] = lk[s];
-            oi[at] = li[s];
+            ok[at] = TK_KEY(s);
+            oi[at] = TK_IDX(s);
             IF_VALS(ov[at] = lv[s];)
         }
     }
