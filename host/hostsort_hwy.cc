@@ -50,6 +50,18 @@ int clsort__hwy_sort_i64(int64_t *keys, size_t n, int descending)
     return sort_keys(keys, n, descending);
 }
 
+int clsort__hwy_sort_f32(float *keys, size_t n, int descending)
+{
+    return sort_keys(keys, n, descending);
+}
+
+int clsort__hwy_sort_f64(double *keys, size_t n, int descending)
+{
+    if (!hwy::Sorter::HaveFloat64())
+        return 1;
+    return sort_keys(keys, n, descending);
+}
+
 /* lo_hi: n hwy::uint128_t (low half first, 16-byte aligned by malloc on x86-64 and AArch64). */
 int clsort__hwy_sort_u128(uint64_t *lo_hi, size_t n)
 {

@@ -152,6 +152,49 @@ static void test_host_sort(clsort_ctx *ctx)
     }
 }
 
+/* Floats without NaN or -0 take vqsort's own float order (the same as totalOrder there), others
+ * the order-space mapping: finite values with many equal ones and +0, then the same with one -0,
+ * with one NaN, with one -NaN, each way round. */
+static void test_float_paths(clsort_ctx *ctx)
+{
+    clsort_set_host_fallback_max(ctx, UINT64_MAX);
+    const size_t n = 100003;
+    for (int wide = 0; wide < 2; ++wide) {
+        const clsort_type type = wide ? CLSORT_F64 : CLSORT_F32;
+        const size_t ks = t_size(type);
+        unsigned char *keys = t_xmalloc(n * ks), *want = t_xmalloc(n * ks);
+        int bad = 0;
+        for (int variant = 0; variant < 4; ++variant)
+            for (int desc = 0; desc < 2; ++desc) {
+                for (size_t i = 0; i < n; ++i) {
+                    const double v = (double)((long)(i * 7919 % 2001) - 1000) / 8;
+                    if (wide) {
+                        memcpy(keys + 8 * i, &v, 8);
+                    } else {
+                        const float f = (float)v;
+                        memcpy(keys + 4 * i, &f, 4);
+                    }
+                }
+                static const uint64_t odd32[] = {0, 0x80000000u, 0x7fc00001u, 0xffc00000u};
+                static const uint64_t odd64[] = {0, (uint64_t)1 << 63, 0x7ff8000000000001u,
+                                                 0xfff8000000000000u};
+                if (variant)
+                    t_set_bits(type, keys, n / 3, wide ? odd64[variant] : odd32[variant]);
+                memcpy(want, keys, n * ks);
+                t_ref_sort(type, want, n, desc);
+                const int rc = clsort_sort(ctx, keys, n, type, CLSORT_AUTO, desc ? CLSORT_DESCENDING : 0);
+                char what[96];
+                snprintf(what, sizeof what, "%s variant %d %s", t_type_name(type), variant,
+                         desc ? "desc" : "asc");
+                bad += !t_check_sorted(ctx, rc, what, 1, type, keys, want, n);
+            }
+        t_ok(!bad, "host sort: %s finite with +0 (vqsort's float order), and with one -0, NaN, "
+                   "-NaN (the mapping), both ways", t_type_name(type));
+        free(keys);
+        free(want);
+    }
+}
+
 /* ---- Who gets the host sort ----------------------------------------------------------------- */
 
 static char conf_dir[512];
@@ -318,6 +361,7 @@ int main(void)
     t_init("test_host_path");
     clsort_ctx *ctx = t_create_ctx();
     test_host_sort(ctx);
+    test_float_paths(ctx);
     clsort_destroy(ctx);
     test_who_gets_it();
     return t_done();
