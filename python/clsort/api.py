@@ -251,6 +251,31 @@ def _same_view(x, y):
             and x.shape == y.shape and x.strides == y.strides and x.dtype == y.dtype)
 
 
+_COPY_THREADS = min(8, os.cpu_count() or 1)
+_PARALLEL_COPY_MIN = 8 << 20  # bytes
+_copy_pool = None
+_copy_pool_lock = threading.Lock()
+
+
+def _copy(src):
+    """A C-contiguous copy of src. A large contiguous array is copied by several threads
+    (np.copyto drops the GIL): one thread's memcpy, page faults of the new memory included, is a
+    large part of a GPU sort's end-to-end time (2^24 keys: 64 MiB)."""
+    global _copy_pool
+    if src.nbytes < _PARALLEL_COPY_MIN or _COPY_THREADS < 2 or not src.flags.c_contiguous:
+        return np.array(src, order="C", copy=True)
+    with _copy_pool_lock:
+        if _copy_pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+            _copy_pool = ThreadPoolExecutor(_COPY_THREADS, thread_name_prefix="clsort-copy")
+    dst = np.empty(src.shape, src.dtype)
+    s, d = src.reshape(-1), dst.reshape(-1)
+    step = -(-s.size // _COPY_THREADS)
+    parts = [(lo, min(lo + step, s.size)) for lo in range(0, s.size, step)]
+    list(_copy_pool.map(lambda r: np.copyto(d[r[0]:r[1]], s[r[0]:r[1]]), parts))
+    return dst
+
+
 def _workspace(src, dst):
     """A C-contiguous array with src's contents to sort in place: dst itself where its layout
     allows (then the result needs no copy), else a new array. Returns (array, is_dst)."""
@@ -258,7 +283,7 @@ def _workspace(src, dst):
         if not _same_view(src, dst):
             np.copyto(dst, src)  # numpy buffers overlapping copies itself
         return dst, True
-    return np.array(src, order="C", copy=True), False
+    return _copy(src), False
 
 
 def _pair_workspaces(src_k, src_v, dst_k, dst_v):
