@@ -211,7 +211,11 @@ def _build_library():
         # Only the shared library (position-independent objects); the target path must be
         # spelled as the Makefile's $(BUILD)/libclsort.so.
         cmd = [make, "-C", root, "-j" + jobs, "BUILD=" + build, build + "/libclsort.so"]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        # A make that runs pip (make test) passes its command-line variables and jobserver down
+        # through MAKEFLAGS: SAN= or BUILD= from there must not reach this build.
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         if proc.returncode != 0:
             out = proc.stdout.decode(errors="replace")
             raise RuntimeError("clsort: building libclsort failed (%s, exit status %d); %s. "
