@@ -58,9 +58,13 @@ def keys(rng, dtype, shape):
     return rng.integers(info.min, info.max, shape, dtype=dt, endpoint=True)
 
 
+BUDGET_S = 5.0  # --budget
+
+
 def timed(fn, repeat, setup=None):
-    """Median milliseconds of fn() over `repeat` runs after one warm-up; setup() runs before each
-    call, outside the timing. Returns (ms, the warm-up's result)."""
+    """Median milliseconds of fn() over `repeat` runs after one warm-up, fewer once the timed runs
+    took BUDGET_S seconds (at least one; NumPy's argsort of 2^26 keys takes seconds); setup() runs
+    before each call, outside the timing. Returns (ms, the warm-up's result)."""
     if setup:
         setup()
     result = fn()
@@ -71,6 +75,8 @@ def timed(fn, repeat, setup=None):
         t0 = time.perf_counter()
         fn()
         times.append((time.perf_counter() - t0) * 1e3)
+        if sum(times) > BUDGET_S * 1e3:
+            break
     return statistics.median(times), result
 
 
@@ -204,8 +210,18 @@ def pyopencl_queue(info):
     if cl is None:
         return None, None
     import pyopencl.array as cla
-    dev = cl.get_platforms()[info.platform_index].get_devices()[info.device_index]
-    return cl.CommandQueue(cl.Context([dev])), cla
+    # The clsort device by name: PyOpenCL may carry its own ICD loader, whose platform order can
+    # differ from the system loader's that libclsort uses.
+    try:
+        devs = [d for p in cl.get_platforms() for d in p.get_devices()]
+    except cl.Error:
+        return None, None
+    match = [d for d in devs if d.name.strip() == info.name.strip()]
+    if not match:
+        print("pyopencl sees no device named %r: no pyopencl columns" % info.name,
+              file=sys.stderr)
+        return None, None
+    return cl.CommandQueue(cl.Context([match[0]])), cla
 
 
 def bench_device(args, rng, info, cupy, torch, torch_dev):
@@ -328,6 +344,7 @@ def bench_topk(args, ctx, rng, info, torch, torch_dev):
 
 
 def main():
+    global BUDGET_S
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default=os.environ.get("CLSORT_DEVICE") or None,
@@ -338,6 +355,9 @@ def main():
                     "CPU 16,20,22)")
     ap.add_argument("--dtypes", default="uint32,float32", help="key dtypes (default %(default)s)")
     ap.add_argument("--repeat", type=int, default=5, help="timed runs (median; default 5)")
+    ap.add_argument("--budget", type=float, default=BUDGET_S,
+                    help="seconds of timed runs per cell, after which fewer runs are taken "
+                         "(default %(default)s)")
     ap.add_argument("--topk-k", default="1,8,32,128,1024", help="k values (default %(default)s)")
     ap.add_argument("--topk-dtypes", default="float32", help="top-k dtypes (default %(default)s)")
     ap.add_argument("--no-host", action="store_true", help="skip the host-array tables")
@@ -347,6 +367,7 @@ def main():
     ap.add_argument("--no-torch", action="store_true", help="do not use PyTorch")
     ap.add_argument("--quick", action="store_true", help="small sizes, 3 runs (a smoke test)")
     args = ap.parse_args()
+    BUDGET_S = args.budget
 
     ctx = clsort.Context(args.device)
     info = ctx.device_info
@@ -406,9 +427,10 @@ def main():
             "- versions: " + ", ".join(versions),
             "- load average (1 min) at the start and the end: %.2f, %.2f (other work on the "
             "machine makes the times noisier)" % (load_before[0], os.getloadavg()[0]),
-            "- method: median of %d timed runs after a warm-up run, wall-clock ms; every result "
-            "checked against NumPy. Command: `python3 python/bench.py %s`"
-            % (args.repeat, " ".join(sys.argv[1:])), ""]
+            "- method: median of %d timed runs (fewer once a cell's runs took %g s) after a "
+            "warm-up run, wall-clock ms; every result checked against NumPy. Command: "
+            "`python3 python/bench.py %s`" % (args.repeat, BUDGET_S, " ".join(sys.argv[1:])),
+            ""]
     text = "\n".join(head) + "\n" + "\n".join(t.markdown() for t in tables)
     if args.out:
         with open(args.out, "w") as f:
