@@ -162,7 +162,7 @@ def bench_host(args, ctx, rng, info, cupy, torch, torch_dev):
                 ms, _ = timed(lambda: ctx.sort(p, out=p), args.repeat, lambda: np.copyto(p, a))
                 same(p, want, "pinned")
                 r.put("clsort pinned", ms)
-                del p
+                p = None  # frees the pinned block before the next size
             except clsort.Error as e:
                 r.put("clsort pinned", "n/a (%s)" % e.name)
             ms, _ = timed(lambda: np.argsort(a, kind="stable"), args.repeat)
