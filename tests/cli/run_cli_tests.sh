@@ -499,6 +499,75 @@ exec 3>pause.fifo; exec 3>&-
 wait $pid
 check "an unchanged input is still replaced (exit $?)" sh -c "'$REF' sort u32 4 0 <grow.bin | cmp -s - g.bin"
 
+# ---- Issue 25: signals, limits, closed descriptors, memory ---------------------------------------
+# Every signal GNU sort cleans up after, sent while the temporary output exists (clsort held at
+# the FIFO just before the replace): exit by the signal, the input whole, nothing left beside it.
+for sig in ALRM USR1 USR2 VTALRM PROF QUIT XCPU HUP; do
+    rm -f .g.bin.clsort-* # each case on its own
+    cp grow.bin g.bin
+    env CLSORT_TEST_PAUSE_BEFORE_REPLACE="$W/pause.fifo" "$REF" exec "$CLSORT" -o g.bin g.bin 2>err &
+    pid=$!
+    exec 3>pause.fifo
+    kill -s $sig $pid
+    wait $pid
+    rc=$?
+    exec 3>&-
+    died=$(kill -l $rc 2>/dev/null)
+    check "SIG$sig during an in-place sort: exit $rc (killed by SIG$died), input whole, no temporary file" \
+        sh -c "[ $rc -gt 128 ] && [ '$died' = $sig ] && cmp -s g.bin grow.bin && ! ls -A | grep -q '^\\.g\\.bin\\.clsort-'"
+done
+# A same-size overwrite with the modification time set back is still a change (ctime).
+grow_test "a same-size overwrite with the mtime set back is detected (ctime)" \
+    "touch -r g.bin g.ref && head -c 200000 /dev/urandom | dd of=g.bin conv=notrunc status=none && touch -r g.ref g.bin" -o g.bin g.bin
+check "... the overwritten input is kept" sh -c "! cmp -s g.after grow.bin && test \$(wc -c <g.after) -eq 200000"
+rm -f g.ref
+# -m past the file-size limit: exit 3 "File too large", one line, no temporary file.
+"$REF" sort u32 4 0 <grow.bin >s2.bin
+( ulimit -f 100 2>/dev/null || exit 99; exec "$CLSORT" -m -o mm.bin s2.bin s2.bin ) >out 2>err
+rc=$?
+if [ $rc = 99 ]; then n=$((n + 1)); echo "ok $n # skip ulimit -f not available"
+else
+    check "-m past ulimit -f: exit 3 (got $rc), one line saying File too large" \
+        sh -c "[ $rc = 3 ] && [ \$(wc -l <err) = 1 ] && grep -q 'File too large' err"
+    check "-m past ulimit -f: no output, no temporary file" sh -c "test ! -e mm.bin && ! ls -A | grep -q '^\\.mm\\.bin\\.clsort-'"
+fi
+( ulimit -f 100 2>/dev/null || exit 99; exec "$CLSORT" -u -S 4K -o mm.bin grow.bin ) >out 2>err
+rc=$?
+[ $rc = 99 ] || check "runs and a merge past ulimit -f: exit 3 (got $rc), one line, nothing left" \
+    sh -c "[ $rc = 3 ] && [ \$(wc -l <err) = 1 ] && test ! -e mm.bin && ! ls -A | grep -q '^\\.mm\\.bin\\.clsort-'"
+# Closed standard descriptors: 0 reads as empty, the input given by name still sorts.
+expect 0 "standard input closed (<&-): exit 0" sh -c "exec '$CLSORT' -o closed.out <&-"
+check "standard input closed: an empty result" sh -c "test -e closed.out && test ! -s closed.out"
+expect 0 "standard input closed, FILE given: exit 0" sh -c "exec '$CLSORT' -o closed.out grow.bin <&-"
+check "standard input closed, FILE given: sorted" same closed.out s2.bin
+expect 3 "standard output closed (>&-) without -o: a write error, not a silent loss" sh -c "exec '$CLSORT' grow.bin >&-"
+# An empty file with the largest record size: an empty result, no huge allocation.
+expect 0 "-R 18446744073709551615 on an empty file" "$CLSORT" -R 18446744073709551615 -o empty.out empty.bin
+check "... writes an empty output" sh -c "test -e empty.out && test ! -s empty.out"
+# -T "" is a usage error, not "under ," with /tmp.
+expect_err 2 "-T needs a directory" "-T '' is a usage error" "$CLSORT" -T "" -o x.bin in.bin
+# ulimit -n 16 with many runs: the merge fans in less and goes on.
+gen many.bin u32 4 0 200000
+"$REF" sort u32 4 0 <many.bin >many.ref
+( ulimit -n 16 2>/dev/null || exit 99; exec "$CLSORT" -S 1K -o many.out many.bin ) >out 2>err
+rc=$?
+if [ $rc = 99 ]; then n=$((n + 1)); echo "ok $n # skip ulimit -n not available"
+else check "ulimit -n 16 with -S 1K (782 runs): exit $rc, sorted" sh -c "[ $rc = 0 ] && cmp -s many.out many.ref"; fi
+# A compiler's log (a kernel build broken on purpose) is one line; the rest with -v.
+gen r8.bin u32 8 4 20000
+CLSORT_BUILD_OPTIONS='-Dbarrier(x)=)' "$CLSORT" -a bitonic -R 8 -k 4 -o r8.out r8.bin >out 2>err
+rc=$?
+check "a failed kernel build: exit 4 (got $rc), the runtime's log on one line" \
+    sh -c "[ $rc = 4 ] && [ \$(grep -c 'OpenCL runtime' err) -le 1 ] && [ \$(wc -l <err) -le 2 ] && test ! -e r8.out"
+# Too little memory: exit 3 or 4, one line that says memory, nothing left behind.
+for v in 150000 250000; do
+    ( ulimit -v $v 2>/dev/null || exit 99; exec "$CLSORT" -R 8 -k 4 -o r8.out r8.bin ) >out 2>err
+    rc=$?
+    [ $rc = 99 ] && continue
+    check "ulimit -v $v: exit $rc, one line saying memory, no output or temporary file" \
+        sh -c "{ [ $rc = 3 ] || [ $rc = 4 ]; } && [ \$(wc -l <err) = 1 ] && grep -q memory err && test ! -e r8.out && ! ls -A | grep -q '^\\.r8\\.out\\.clsort-'"
+done
+
 # ---- Verbose, quiet, progress -------------------------------------------------------------------
 gen in.bin u32 4 0 10000
 expect 0 "-v exits 0" "$CLSORT" -v -o out.bin in.bin

@@ -238,7 +238,13 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
                 return CLI_EXIT_USAGE;
             }
             break;
-        case 'T': opts->tmpdir = optarg; break;
+        case 'T':
+            if (!*optarg) { /* "" would put the runs in "/" */
+                cli_error("-T needs a directory (without -T: $TMPDIR, else /tmp)");
+                return CLI_EXIT_USAGE;
+            }
+            opts->tmpdir = optarg;
+            break;
         case 'c': check = 1; break;
         case OPT_LIST_DEVICES: list = 1; break;
         case OPT_CLEAR_CACHE: clear = 1; break;

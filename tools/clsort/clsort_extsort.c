@@ -89,15 +89,29 @@ static size_t choose_run_records(const cli_opts *o, const clsort_device_info *di
 
 /* ---- Reporting ------------------------------------------------------------------------------ */
 
+/* The library's warnings (a config it ignored, a compiler's log): one line by default, the rest
+ * only with -v, so that a compiler's output never floods stderr (issue 25). */
 static void print_warnings(clsort_ctx *ctx)
 {
     const char *w = clsort_warnings(ctx);
-    while (w && *w) {
-        const char *nl = strchr(w, '\n');
-        const int len = nl ? (int)(nl - w) : (int)strlen(w);
-        if (len > 0)
+    if (!w || !*w)
+        return;
+    if (cli_display_level < 2) {
+        int lines = 0;
+        for (const char *p = w; *p; ++p)
+            lines += *p == '\n' && p[1] != '\0';
+        const int len = (int)strcspn(w, "\n");
+        if (lines)
+            cli_info(1, "warning: %.*s (%d more lines with -v)", len, w, lines);
+        else
             cli_info(1, "warning: %.*s", len, w);
-        w += len + (nl ? 1 : 0);
+        return;
+    }
+    while (*w) {
+        const int len = (int)strcspn(w, "\n");
+        if (len > 0)
+            cli_info(2, "warning: %.*s", len, w);
+        w += len + (w[len] ? 1 : 0);
     }
 }
 
@@ -329,7 +343,11 @@ static int report_context(const cli_opts *o, int rc)
     const char *spec = o->device ? o->device : getenv("CLSORT_DEVICE");
     /* None at all (no ICD registered, a driver that shows nothing) is another problem than a
      * spec that matches none of the devices there are: say which one it is. */
-    if (rc == CLSORT_ERR_NO_DEVICE && clsort_list_devices(NULL, NULL) == 0)
+    if (rc == CLSORT_ERR_OUT_OF_MEMORY)
+        cli_error("out of memory loading the OpenCL driver or making a context on device '%s' "
+                  "(a memory limit such as ulimit -v?)",
+                  spec && *spec ? spec : "default");
+    else if (rc == CLSORT_ERR_NO_DEVICE && clsort_list_devices(NULL, NULL) == 0)
         cli_error("no OpenCL device is visible (no ICD registered? see docs/gpu.md; "
                   "clsort --list-devices lists what is there)");
     else if (rc == CLSORT_ERR_NO_DEVICE)
@@ -460,6 +478,10 @@ int cli_sort_input(const cli_opts *o)
             goto sorted;
         }
     }
+    /* Empty regular inputs need no buffer at all: a record size of 2^64 - 1 bytes is fine then
+     * (issue 25: it asked for 16 EiB of host memory). */
+    if (in.is_regular && in.size == 0)
+        goto sorted;
     size_t cap = run_records;
     if (in.is_regular && in.size / R < cap)
         cap = (size_t)(in.size / R);

@@ -33,7 +33,7 @@ int cli_guard_prepare(cli_guard *g, const char *const *paths, size_t n, size_t r
             return CLI_EXIT_IO;
         }
         g->ids[g->nids++] = (cli_input_id){ paths[i], st.st_dev, st.st_ino, st.st_size,
-                                            st.st_mtim };
+                                            st.st_mtim, st.st_ctim };
     }
     return CLI_EXIT_OK;
 }
@@ -71,8 +71,11 @@ static int before_replace(void *user, const char *final_path)
                   d->name);
         return -1;
     }
+    /* The ctime too: a same-size overwrite whose mtime was set back (touch -r, a restore)
+     * still moves it, and nothing but a write, chmod or rename of the input does. */
     if (st.st_size != d->size || st.st_mtim.tv_sec != d->mtime.tv_sec ||
-        st.st_mtim.tv_nsec != d->mtime.tv_nsec) {
+        st.st_mtim.tv_nsec != d->mtime.tv_nsec || st.st_ctim.tv_sec != d->ctime.tv_sec ||
+        st.st_ctim.tv_nsec != d->ctime.tv_nsec) {
         cli_error("%s: the input changed while it was sorted (size %lld, now %lld bytes); it is "
                   "kept as it is and the result discarded",
                   d->name, (long long)d->size, (long long)st.st_size);

@@ -20,6 +20,7 @@ typedef struct cli_input_id {
     ino_t ino;
     off_t size;
     struct timespec mtime;
+    struct timespec ctime; /* a write with the mtime set back still moves it (issue 25) */
 } cli_input_id;
 
 typedef struct cli_guard {
@@ -36,7 +37,7 @@ typedef struct cli_guard {
 int cli_guard_prepare(cli_guard *g, const char *const *paths, size_t n, size_t record_size);
 
 /** After the output is opened: if its destination is one of the inputs, arms the check that runs
- *  just before the replace (same device and inode, size and modification time as before reading;
+ *  just before the replace (same device and inode, size, modification and status-change time as before reading;
  *  else the result is discarded, the input kept, and commit fails with one line saying why).
  *  Installs the writer's before_replace hook; `g` must outlive the commit. */
 void cli_guard_attach(cli_guard *g, cli_writer *w);

@@ -1,6 +1,9 @@
 /* clsort_main.c - entry point of the clsort command-line tool: parse, then dispatch. The work is in
  * clsort_extsort.c (sorting), clsort_mergefiles.c (-m), clsort_records.c (checking) and
  * clsort_devices.c (information). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,9 +17,32 @@
 #include "clsort_progress.h"
 #include "clsort_signals.h"
 
+/* Descriptors 0-2 closed by the caller (`clsort <&-`) would be taken by the next open(): by an
+ * OpenCL runtime's thread opening its vendor files, an input or an output, which clsort would
+ * then read as standard input or write to as standard output (issue 25). Each closed one is
+ * opened on /dev/null before anything else runs: standard input then reads as empty; standard
+ * output read-only, so that writing the result there fails (exit 3) instead of vanishing. */
+static void open_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        const int got = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+        if (got >= 0 && got != fd) { /* a lower one was closed too and is taken now */
+            dup2(got, fd);
+            close(got);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
-    /* First, before the OpenCL runtime starts threads that must inherit the signal mask. */
+    open_standard_fds();
+    /* A write past the file-size limit (ulimit -f) fails with EFBIG, reported as exit 3 "File
+     * too large" with the temporary files removed, on every path and thread, instead of the
+     * signal killing clsort and leaving them (issue 25). */
+    signal(SIGXFSZ, SIG_IGN);
+    /* Then, before the OpenCL runtime starts threads that must inherit the signal mask. */
     if (cli_signals_init() != 0)
         cli_info(1, "warning: cannot watch for signals; an interrupt may leave a temporary file");
 
@@ -49,7 +75,10 @@ int main(int argc, char **argv)
                   "naming the input sorts it in place");
         return CLI_EXIT_USAGE;
     }
+    /* What the OpenCL runtime prints itself (its compiler's log) is captured and summarised. */
+    cli_capture_driver_stderr();
     rc = opts.merge ? cli_merge_inputs(&opts) : cli_sort_input(&opts);
+    cli_release_driver_stderr();
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
         cli_error("standard output: write error");
         rc = CLI_EXIT_IO;

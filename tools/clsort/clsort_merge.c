@@ -59,6 +59,18 @@ static size_t choose_fan_in(void)
     return f < 2 ? 2 : f;
 }
 
+/* Whether the open-file limit is nearly used up (fewer than 6 descriptors left: the next run,
+ * an intermediate merge's output and what the OpenCL runtime opens later). Counted only under a
+ * small limit, where the counting is cheap and the levels' runs can exhaust it. */
+static int descriptors_short(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 4096)
+        return 0;
+    const size_t lim = (size_t)rl.rlim_cur, used = open_descriptors(lim);
+    return lim < used + 6;
+}
+
 typedef struct run_reader {
     int fd;
     uint64_t off, size;
@@ -248,11 +260,17 @@ int cli_runs_add(cli_run_set *x, int fd, uint64_t bytes)
         while (same < x->nruns && x->runs[x->nruns - 1 - same].level == level)
             ++same;
         if (same < x->fan_in)
-            return CLI_EXIT_OK;
+            break;
         const int rc = merge_tail(x, x->fan_in);
         if (rc != CLI_EXIT_OK)
             return rc;
     }
+    /* Under a tight open-file limit (ulimit -n 16) even a fan-in of 2 keeps one run open per
+     * level, and the levels grow with the input: when the descriptors run short, every open
+     * run becomes one, whatever its level, so that the sort goes on (issue 25). */
+    if (x->nruns >= 2 && descriptors_short())
+        return merge_tail(x, x->nruns);
+    return CLI_EXIT_OK;
 }
 
 void cli_runs_close(cli_run_set *x)

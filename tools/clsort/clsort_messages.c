@@ -3,21 +3,114 @@
 #include "clsort_messages.h"
 
 #include "clsort_progress.h"
+#include "clsort_signals.h"
 #include "clsort_units.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 int cli_display_level = 1;
+
+/* Where messages go: stderr, or while the driver's stderr is captured, a copy of the original
+ * descriptor 2 (msg_fd), descriptor 2 itself then being the capture file. */
+static FILE *msg_out;
+static int msg_fd = STDERR_FILENO;
+static FILE *capture;   /* what the OpenCL runtime wrote on descriptor 2 meanwhile */
 
 /* One line on stderr, after erasing the progress line so the two never share a line. */
 static void print_message(const char *fmt, va_list ap)
 {
+    FILE *const f = msg_out ? msg_out : stderr;
     cli_progress_clear();
-    fputs("clsort: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    fputs("clsort: ", f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+}
+
+/* An abort inside the driver (PoCL asserts under memory limits): what it wrote goes out before
+ * the process dies, so that the assertion is not lost in the capture. Only async-signal-safe
+ * calls. */
+static void dump_capture_on_abort(int sig)
+{
+    char buf[4096];
+    const int fd = fileno(capture);
+    if (lseek(fd, 0, SEEK_SET) == 0)
+        for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+            if (write(msg_fd, buf, (size_t)n) < 0)
+                break;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_capture_driver_stderr(void)
+{
+    const int saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (saved < 0)
+        return;
+    FILE *const f = fdopen(saved, "w");
+    FILE *const cap = tmpfile();
+    if (!f || !cap) {
+        if (f)
+            fclose(f);
+        else
+            close(saved);
+        if (cap)
+            fclose(cap);
+        return;
+    }
+    setvbuf(f, NULL, _IONBF, 0); /* as stderr: every message at once */
+    fflush(stderr);
+    if (dup2(fileno(cap), STDERR_FILENO) < 0) {
+        fclose(f);
+        fclose(cap);
+        return;
+    }
+    msg_out = f;
+    msg_fd = saved;
+    capture = cap;
+    cli_progress_set_stream(f, saved);
+    cli_signals_set_message_fd(saved);
+    signal(SIGABRT, dump_capture_on_abort);
+}
+
+void cli_release_driver_stderr(void)
+{
+    if (!capture)
+        return;
+    fflush(stderr);
+    dup2(msg_fd, STDERR_FILENO);
+    /* The capture: every line with -v, else one line: its first and how many more there are. */
+    char line[512], first[512] = "";
+    int lines = 0;
+    rewind(capture);
+    while (fgets(line, sizeof line, capture)) {
+        const size_t len = strcspn(line, "\n");
+        if (len == 0)
+            continue;
+        if (cli_display_level >= 2)
+            cli_info(2, "OpenCL runtime: %.*s", (int)len, line);
+        else if (lines == 0)
+            snprintf(first, sizeof first, "%.*s", (int)len, line);
+        ++lines;
+    }
+    if (lines > 1 && cli_display_level < 2)
+        cli_info(1, "OpenCL runtime: %s (%d more line%s with -v)", first, lines - 1,
+                 lines == 2 ? "" : "s");
+    else if (lines == 1 && cli_display_level < 2)
+        cli_info(1, "OpenCL runtime: %s", first);
+    fclose(capture);
+    capture = NULL;
+    signal(SIGABRT, SIG_DFL);
+    cli_progress_set_stream(stderr, STDERR_FILENO);
+    cli_signals_set_message_fd(STDERR_FILENO);
+    fclose(msg_out);
+    msg_out = NULL;
+    msg_fd = STDERR_FILENO;
 }
 
 void cli_error(const char *fmt, ...)

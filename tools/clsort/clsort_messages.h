@@ -32,6 +32,16 @@ void cli_info(int level, const char *fmt, ...)
 #endif
     ;
 
+/** Moves descriptor 2 to a temporary capture file while the OpenCL runtime works, so that what
+ *  it prints there (a compiler's "1 error generated." lines) does not flood stderr; clsort's own
+ *  messages keep going to the original stderr. Best effort: nothing changes on any failure. */
+void cli_capture_driver_stderr(void);
+
+/** Puts descriptor 2 back and reports the capture: with -v every line, else the first line and
+ *  the count of the others (issue 25: a compiler log is one line, the rest with -v). NULL-safe
+ *  to call without a capture. */
+void cli_release_driver_stderr(void);
+
 /** malloc that reports failure as an error and returns NULL (callers exit with CLI_EXIT_IO). */
 void *cli_malloc(size_t size, const char *what);
 

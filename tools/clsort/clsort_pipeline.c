@@ -371,13 +371,13 @@ static int sort_run(pipe_state *p, size_t n)
         const char *detail = clsort_last_error(p->ctx);
         const char *nl = strchr(detail, '\n');
         const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
-        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s", n,
+        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s%s", n,
                   clsort_type_name(p->ks->type), clsort_strerror(rc), first ? " (" : "", first,
-                  detail, first ? ")" : "");
+                  detail, first ? ")" : "",
+                  rc == CLSORT_ERR_OUT_OF_MEMORY ? "; a smaller --buffer-size makes smaller runs"
+                                                 : "");
         if (nl && nl[1])
             cli_info(2, "details:\n%s", nl + 1);
-        if (rc == CLSORT_ERR_OUT_OF_MEMORY)
-            cli_error("hint: a smaller --buffer-size makes smaller runs");
         return CLI_EXIT_DEVICE;
     }
     if (err != CL_SUCCESS)
@@ -501,7 +501,7 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
             rc = src;
         const uint64_t ns = cli_now_ns() - t_all;
         if (rc == CLI_EXIT_OK)
-            rc = cli_writer_advance(w, off, 0);
+            rc = cli_writer_advance(w, off, ns);
         *write_ns += ns; /* the writes overlap the downloads: their wall time */
         return rc;
     }

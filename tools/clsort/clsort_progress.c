@@ -15,6 +15,8 @@
 #define REDRAW_NS 250000000u
 
 static int enabled;
+static FILE *out;             /* stderr, or where clsort_messages.c moved it */
+static int out_fd = 2;
 static uint64_t show_after;   /* no line before this time (the default mode's delay) */
 static int shown;             /* a line of the current stage is on the screen, unterminated */
 static uint64_t last_ns;
@@ -25,7 +27,9 @@ static uint64_t stage_start, stage_done, stage_total;
 void cli_progress_init(int mode)
 {
     const uint64_t now = cli_now_ns();
-    enabled = mode < 0 ? isatty(STDERR_FILENO) : mode;
+    if (!out)
+        out = stderr;
+    enabled = mode < 0 ? isatty(out_fd) : mode;
     show_after = mode < 0 ? now + AUTO_DELAY_NS : 0;
     stage[0] = '\0';
 }
@@ -54,14 +58,14 @@ static void draw(uint64_t now)
         const double per_s = elapsed ? (double)stage_done / ((double)elapsed / 1e9) : 0.0;
         const uint64_t current = stage_done < stage_total ? stage_done + 1 : stage_done;
         if (stage_total && stage_done)
-            fprintf(stderr, "\rclsort: %-17s %s %llu of %llu (%.1f %ss/s%s)   ", stage,
+            fprintf(out, "\rclsort: %-17s %s %llu of %llu (%.1f %ss/s%s)   ", stage,
                     stage_unit, (unsigned long long)current, (unsigned long long)stage_total,
                     per_s, stage_unit, left);
         else if (stage_total)
-            fprintf(stderr, "\rclsort: %-17s %s %llu of %llu   ", stage, stage_unit,
+            fprintf(out, "\rclsort: %-17s %s %llu of %llu   ", stage, stage_unit,
                     (unsigned long long)current, (unsigned long long)stage_total);
         else
-            fprintf(stderr, "\rclsort: %-17s %s %llu   ", stage, stage_unit,
+            fprintf(out, "\rclsort: %-17s %s %llu   ", stage, stage_unit,
                     (unsigned long long)current);
     } else if (stage_total) {
         cli_format_size(d, sizeof d, stage_done);
@@ -72,17 +76,17 @@ static void draw(uint64_t now)
                      cli_format_rate(d2, sizeof d2, stage_done, elapsed), left);
         else
             rate[0] = '\0';
-        fprintf(stderr, "\rclsort: %-17s %3u%%  %s of %s%s   ", stage,
+        fprintf(out, "\rclsort: %-17s %3u%%  %s of %s%s   ", stage,
                 (unsigned)(stage_done >= stage_total ? 100 : stage_done * 100 / stage_total), d,
                 t, rate);
     } else if (stage_done) {
         cli_format_size(d, sizeof d, stage_done);
         cli_format_rate(rate, sizeof rate, stage_done, elapsed);
-        fprintf(stderr, "\rclsort: %-17s %s (%s)   ", stage, d, rate);
+        fprintf(out, "\rclsort: %-17s %s (%s)   ", stage, d, rate);
     } else {
-        fprintf(stderr, "\rclsort: %-17s %.1f s   ", stage, (double)elapsed / 1e9);
+        fprintf(out, "\rclsort: %-17s %.1f s   ", stage, (double)elapsed / 1e9);
     }
-    fflush(stderr);
+    fflush(out);
     shown = 1;
     last_ns = now;
 }
@@ -96,7 +100,7 @@ static void update(const char *name, const char *unit, uint64_t done, uint64_t t
         /* A new stage: the last one's line keeps its final figures. */
         if (shown) {
             draw(now);
-            fputc('\n', stderr);
+            fputc('\n', out);
             shown = 0;
         }
         snprintf(stage, sizeof stage, "%s", name);
@@ -115,6 +119,12 @@ static void update(const char *name, const char *unit, uint64_t done, uint64_t t
     draw(now);
 }
 
+void cli_progress_set_stream(FILE *f, int fd)
+{
+    out = f;
+    out_fd = fd;
+}
+
 void cli_progress_update(const char *name, uint64_t done, uint64_t total)
 {
     update(name, NULL, done, total);
@@ -130,8 +140,8 @@ void cli_progress_clear(void)
     if (!shown)
         return;
     draw(cli_now_ns()); /* the stage's final figures */
-    fputc('\n', stderr);
-    fflush(stderr);
+    fputc('\n', out);
+    fflush(out);
     shown = 0;
     stage[0] = '\0'; /* the next update starts a new line */
 }

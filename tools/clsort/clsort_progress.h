@@ -5,12 +5,16 @@
 #define CLSORT_PROGRESS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /** mode -1: only when stderr is a terminal, and only once the job has run for about a second (a
  *  quick sort shows nothing, as with zstd); 0: never; 1: always, from the start. The caller
  *  passes 0 under -q: this file knows nothing of messages and their levels (clsort_messages.c sits
  *  above it). */
 void cli_progress_init(int mode);
+
+/** Where progress goes (stderr until then) and its descriptor, for the terminal test. */
+void cli_progress_set_stream(FILE *f, int fd);
 
 /** Shows `stage` with done/total bytes (total 0: unknown), at most about 4 times a second. A stage
  *  other than the one shown ends that one's line (with its final figures) and starts a new line,

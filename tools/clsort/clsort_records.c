@@ -203,13 +203,14 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         const char *detail = clsort_last_error(ctx);
         const char *nl = strchr(detail, '\n');
         const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
-        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s", c->n,
+        /* One line, out of memory included (the hint is part of it, issue 25). */
+        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s%s", c->n,
                   clsort_type_name(ks->type), clsort_strerror(rc), first ? " (" : "", first,
-                  detail, first ? ")" : "");
+                  detail, first ? ")" : "",
+                  rc == CLSORT_ERR_OUT_OF_MEMORY ? "; a smaller --buffer-size makes smaller runs"
+                                                 : "");
         if (nl && nl[1])
             cli_info(2, "details:\n%s", nl + 1);
-        if (rc == CLSORT_ERR_OUT_OF_MEMORY)
-            cli_error("hint: a smaller --buffer-size makes smaller runs");
         return CLI_EXIT_DEVICE;
     }
     if (c->n < 2) {

@@ -23,6 +23,12 @@ static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **tmp_paths;  /* registered paths; NULL slots are free */
 static size_t tmp_cap;
 static sigset_t watched;
+static volatile int message_fd = 2; /* where "interrupted" goes (cli_signals_set_message_fd) */
+
+void cli_signals_set_message_fd(int fd)
+{
+    message_fd = fd;
+}
 
 static int register_locked(const char *path)
 {
@@ -79,7 +85,7 @@ static void *watch_signals(void *arg)
     remove_all_locked();
     if (cli_display_level >= 1) {
         const char msg[] = "clsort: interrupted; temporary files removed, input left as it was\n";
-        if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        if (write(message_fd, msg, sizeof msg - 1) < 0) {
             /* Nothing more to do about a broken stderr. */
         }
     }
@@ -100,6 +106,15 @@ int cli_signals_init(void)
     sigaddset(&watched, SIGINT);
     sigaddset(&watched, SIGTERM);
     sigaddset(&watched, SIGHUP);
+    /* What GNU sort also cleans up after (issue 25): timers and user signals whose default
+     * action ends the process, and the CPU limit's warning. */
+    sigaddset(&watched, SIGQUIT);
+    sigaddset(&watched, SIGALRM);
+    sigaddset(&watched, SIGUSR1);
+    sigaddset(&watched, SIGUSR2);
+    sigaddset(&watched, SIGVTALRM);
+    sigaddset(&watched, SIGPROF);
+    sigaddset(&watched, SIGXCPU);
     signal(SIGPIPE, SIG_IGN);
     if (pthread_sigmask(SIG_BLOCK, &watched, NULL) != 0)
         return -1;

@@ -1,13 +1,18 @@
 /* clsort_signals.h - temporary files that must not outlive clsort: a registry of their paths and
- * a thread that removes them on SIGINT, SIGTERM or SIGHUP before letting the signal kill us. */
+ * a thread that removes them on a terminating signal before letting the signal kill us. */
 #ifndef CLSORT_SIGNALS_H
 #define CLSORT_SIGNALS_H
 
-/** Blocks SIGINT, SIGTERM and SIGHUP in the calling thread (call it first in main, before any
+/** Blocks SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF and
+ *  SIGXCPU in the calling thread (call it first in main, before any
  *  other thread exists, so that every thread inherits the mask), ignores SIGPIPE (a closed pipe
  *  becomes a write error that is cleaned up like any other) and starts the thread that waits for
  *  those signals. Returns 0, or -1 if the thread could not be started (signals then act as usual). */
 int cli_signals_init(void);
+
+/** The descriptor of stderr for the signal thread's one line (2 until then): clsort_messages.c
+ *  moves stderr while it captures the OpenCL runtime's output. */
+void cli_signals_set_message_fd(int fd);
 
 /** Records `path` as a temporary file to remove on a signal or cli_tmp_remove_all().
  *  Returns 0, or -1 when out of memory. */
