@@ -89,6 +89,23 @@ typedef uint tk_out;
         IF_VALS(lv[a] = y_ < x_ ? lv[b] : lv[a];)                      \
         lt[a] = min(x_, y_);                                           \
     } while (0)
+/* The smaller of slots a and b of this buffer to slot d of the other (lt2, lv2). */
+#define TK_MIN_TO(d, a, b)                                             \
+    do {                                                               \
+        const ulong x_ = lt[a], y_ = lt[b];                            \
+        IF_VALS(lv2[d] = y_ < x_ ? lv[b] : lv[a];)                     \
+        lt2[d] = min(x_, y_);                                          \
+    } while (0)
+#define TK_BUFFERS()                                                   \
+    __local ulong ta_[TK_TILE], tb_[TK_TILE];                          \
+    __local ulong *lt = ta_, *lt2 = tb_
+#define TK_SWAP()                                                      \
+    do {                                                               \
+        __local ulong *t_ = lt;                                        \
+        lt = lt2;                                                      \
+        lt2 = t_;                                                      \
+        IF_VALS(__local val_type *u_ = lv; lv = lv2; lv2 = u_;)        \
+    } while (0)
 #else
 #define TK_PACKED 0
 #define TK_LOCALS() __local key_type lk[TK_TILE]; __local tk_idx li[TK_TILE]
@@ -118,6 +135,30 @@ typedef uint tk_out;
         lk[a] = sw_ ? kb_ : ka_;                                       \
         li[a] = sw_ ? ib_ : ia_;                                       \
         IF_VALS(lv[a] = sw_ ? lv[b] : lv[a];)                          \
+    } while (0)
+#define TK_MIN_TO(d, a, b)                                             \
+    do {                                                               \
+        const key_type ka_ = lk[a], kb_ = lk[b];                       \
+        const tk_idx ia_ = li[a], ib_ = li[b];                         \
+        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
+        lk2[d] = sw_ ? kb_ : ka_;                                      \
+        li2[d] = sw_ ? ib_ : ia_;                                      \
+        IF_VALS(lv2[d] = sw_ ? lv[b] : lv[a];)                         \
+    } while (0)
+#define TK_BUFFERS()                                                   \
+    __local key_type ka_[TK_TILE], kb_[TK_TILE];                       \
+    __local tk_idx ia_[TK_TILE], ib_[TK_TILE];                         \
+    __local key_type *lk = ka_, *lk2 = kb_;                            \
+    __local tk_idx *li = ia_, *li2 = ib_
+#define TK_SWAP()                                                      \
+    do {                                                               \
+        __local key_type *t_ = lk;                                     \
+        lk = lk2;                                                      \
+        lk2 = t_;                                                      \
+        __local tk_idx *s_ = li;                                       \
+        li = li2;                                                      \
+        li2 = s_;                                                      \
+        IF_VALS(__local val_type *u_ = lv; lv = lv2; lv2 = u_;)        \
     } while (0)
 #endif
 
@@ -204,10 +245,6 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
                const ulong rows, const ulong m_out, const ulong k, const ulong tiles_per_row,
                const uint xf, const uint P, const uint K, const uint mode)
 {
-    TK_LOCALS();
-#if VAL_BYTES
-    __local val_type lv[TK_TILE];
-#endif
     const ulong t = get_group_id(0);
     const uint lp = tk_log2(P), lk_ = tk_log2(K);
     ulong row0, pos0 = 0, tile_in_row = 0;
@@ -219,6 +256,99 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
         pos0 = tile_in_row * TK_TILE;
     }
 
+#if TK_WG == 1
+    /* One work-item a tile (CPUs). The tile is held transposed: item i of block b (of nb) at
+     * slot i * nb + b, so that one comparator of a block network applied to every block is a
+     * run of nb consecutive slots, and a half-cleaner of stride j a run of j * nb: the inner
+     * loops below are contiguous at every level, which the compiler vectorises. A halving
+     * writes its blocks to the other buffer, dense again (nb / 2 blocks). */
+    TK_BUFFERS();
+#if VAL_BYTES
+    __local val_type va_[TK_TILE], vb_[TK_TILE];
+    __local val_type *lv = va_, *lv2 = vb_;
+#endif
+    uint nb = TK_TILE >> lk_;
+    for (uint s = 0; s < TK_TILE; ++s) {
+        const ulong row = row0 + (s >> lp), pos = pos0 + (s & (P - 1u));
+        const uint slot = (s & (K - 1u)) * nb + (s >> lk_);
+        key_type key = KEY_VIRTUAL;
+        tk_idx idx = TK_IDX_VIRTUAL;
+        IF_VALS(val_type val = 0;)
+        if (row < rows && pos < m) {
+            const ulong at = row * m + pos;
+            if (mode & TK_FROM_INPUT) {
+                key = to_order(keys[at], xf);
+                idx = (tk_idx)pos;
+                IF_VALS(val = vals[at];)
+            } else {
+                key = ik[at];
+                idx = ii[at];
+                IF_VALS(val = iv[at];)
+            }
+        }
+        TK_SET(slot, key, idx);
+        IF_VALS(lv[slot] = val;)
+    }
+    if (mode & TK_SORT)
+        for (uint sz = 2; sz <= K; sz <<= 1) {
+            for (uint g = 0; g < K; g += sz)
+                for (uint i = 0; i < sz / 2; ++i) {
+                    const uint a = (g + i) * nb, b = (g + sz - 1u - i) * nb;
+                    for (uint x = 0; x < nb; ++x)
+                        TK_CMPX(a + x, b + x);
+                }
+            for (uint j = sz / 4 * nb; j >= nb && j > 0; j >>= 1)
+                for (uint g = 0; g < K * nb; g += 2 * j)
+                    for (uint x = g; x < g + j; ++x)
+                        TK_CMPX(x, x + j);
+        }
+    if (mode & TK_MERGE) /* K == TK_TILE, nb == 1 */
+        for (uint j = TK_TILE / 2; j > 0; j >>= 1)
+            for (uint g = 0; g < TK_TILE; g += 2 * j)
+                for (uint x = g; x < g + j; ++x)
+                    TK_CMPX(x, x + j);
+    for (uint r = lp - lk_; r > 0; --r) {
+        const uint nh = nb / 2;
+        for (uint i = 0; i < K; ++i) {
+            const uint a = i * nb, b = (K - 1u - i) * nb + 1u, d = i * nh;
+            for (uint p = 0; p < nh; ++p)
+                TK_MIN_TO(d + p, a + 2u * p, b + 2u * p);
+        }
+        TK_SWAP();
+        nb = nh;
+        for (uint j = K / 2 * nb; j >= nb && j > 0; j >>= 1)
+            for (uint g = 0; g < K * nb; g += 2 * j)
+                for (uint x = g; x < g + j; ++x)
+                    TK_CMPX(x, x + j);
+    }
+    /* nb blocks left: one per row of the tile (TK_TILE / P), or one (P == TK_TILE). */
+    if (mode & TK_FINAL) {
+        for (uint q = 0; q < nb; ++q)
+            for (uint i = 0; i < K; ++i) {
+                const uint slot = i * nb + q;
+                const ulong row = row0 + q, pos = pos0 + i;
+                if (row < rows && pos < k) {
+                    out_keys[row * k + pos] = from_order(TK_KEY(slot), xf);
+#if TK_OUT == 1
+                    out_vals[row * k + pos] = lv[slot];
+#elif TK_OUT == 4 || TK_OUT == 8
+                    out_vals[row * k + pos] = (tk_out)TK_IDX(slot);
+#endif
+                }
+            }
+    } else {
+        for (uint i = 0; i < K; ++i) {
+            const ulong at = row0 * m_out + tile_in_row * K + i;
+            ok[at] = TK_KEY(i);
+            oi[at] = TK_IDX(i);
+            IF_VALS(ov[at] = lv[i];)
+        }
+    }
+#else
+    TK_LOCALS();
+#if VAL_BYTES
+    __local val_type lv[TK_TILE];
+#endif
     for (uint s = get_local_id(0); s < TK_TILE; s += TK_WG) {
         const ulong row = row0 + (s >> lp), pos = pos0 + (s & (P - 1u));
         key_type key = KEY_VIRTUAL;
@@ -288,6 +418,7 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
             IF_VALS(ov[at] = lv[s];)
         }
     }
+#endif
 }
 
 /* One level of a bitonic sort of every row of m items (m a power of two) in global memory:
