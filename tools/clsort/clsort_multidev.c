@@ -305,6 +305,8 @@ struct md_job {
     size_t ready;               /* setup threads past clsort_create */
     int abort_wait;             /* a setup thread could not be started: nobody waits */
     long fault;                 /* CLSORT_TEST_DEVICE_FAULT: this device fails after one sort */
+    int one_at_a_time;          /* the devices are the host's cores: their sorts take turns */
+    pthread_mutex_t turn;
 };
 
 static unsigned md_cores(void)
@@ -496,34 +498,61 @@ typedef struct md_router {
     uint64_t *at;               /* nd: where this thread's records of each device go in B */
 } md_router;
 
+/* The device of each record with one key (no tie-breakers): its ordinal against each splitter's,
+ * the position only on a tie; no branch on the data. A splitter past the sample (rec NULL) has
+ * the largest ordinal and position, which no record reaches. */
+#define MD_COUNT_LOOP(ORD)                                                                        \
+    for (size_t i = r->lo; i < r->hi; ++i) {                                                      \
+        const uint64_t ord = (ORD);                                                               \
+        size_t d = 0;                                                                             \
+        for (size_t t = 0; t < last; ++t)                                                         \
+            d += ord > so[t] || (ord == so[t] && (uint64_t)i >= sp[t]);                           \
+        r->bid[i] = (unsigned char)d;                                                             \
+        cnt[d] += 1;                                                                              \
+    }
+
 static void *md_route_count(void *arg)
 {
     md_router *const r = arg;
     const cli_keyspec *const ks = &r->j->ks;
     const size_t R = ks->record_size, last = r->j->nd - 1;
-    if (last == 1 && !ks->nextra && r->split[0].rec) {
-        /* Two devices, one key: one comparison of ordinals, the position only on a tie. */
-        const uint64_t so = r->split[0].ord, sp = r->split[0].pos;
-        uint64_t n1 = 0;
-        for (size_t i = r->lo; i < r->hi; ++i) {
-            const uint64_t ord = cli_key_ordinal(ks, r->in + i * R);
-            const unsigned char b = ord > so || (ord == so && i >= sp);
-            r->bid[i] = b;
-            n1 += b;
+    /* Counters on this thread's stack: the threads' rows of r->count share cache lines, and an
+     * increment a record there costs more than the rest of the loop (false sharing). */
+    uint64_t cnt[MD_MAX_DEVICES + 1] = { 0 };
+    if (!ks->nextra && last <= 16) {
+        uint64_t so[16], sp[16];
+        for (size_t t = 0; t < last; ++t) {
+            so[t] = r->split[t].rec ? r->split[t].ord : UINT64_MAX;
+            sp[t] = r->split[t].rec ? r->split[t].pos : UINT64_MAX;
         }
-        r->count[1] += n1;
-        r->count[0] += (r->hi - r->lo) - n1;
-        return NULL;
+        const unsigned char *const in = r->in;
+        /* Whole little-endian ascending records of 4 and 8 bytes: the key is the word itself
+         * (as an ordinal: the sign bit flipped for signed types). */
+        if (R == ks->key_size && !ks->big_endian && !ks->reverse &&
+            (ks->type == CLSORT_U32 || ks->type == CLSORT_I32)) {
+            const uint32_t flip = ks->type == CLSORT_I32 ? 0x80000000u : 0;
+            MD_COUNT_LOOP(((uint64_t)(((const uint32_t *)(const void *)in)[i] ^ flip)))
+        } else if (R == ks->key_size && !ks->big_endian && !ks->reverse &&
+                   (ks->type == CLSORT_U64 || ks->type == CLSORT_I64)) {
+            const uint64_t flip = ks->type == CLSORT_I64 ? UINT64_C(0x8000000000000000) : 0;
+            MD_COUNT_LOOP((((const uint64_t *)(const void *)in)[i] ^ flip))
+        } else {
+            MD_COUNT_LOOP(cli_key_ordinal(ks, in + i * R))
+        }
+    } else {
+        for (size_t i = r->lo; i < r->hi; ++i) {
+            const unsigned char *const rec = r->in + i * R;
+            const uint64_t ord = cli_key_ordinal(ks, rec);
+            size_t d = 0;
+            while (d < last &&
+                   (r->split[d].rec == NULL ? 0 : md_cmp(ks, ord, i, rec, &r->split[d]) >= 0))
+                ++d;
+            r->bid[i] = (unsigned char)d;
+            cnt[d] += 1;
+        }
     }
-    for (size_t i = r->lo; i < r->hi; ++i) {
-        const unsigned char *const rec = r->in + i * R;
-        const uint64_t ord = cli_key_ordinal(ks, rec);
-        size_t d = 0;
-        while (d < last && (r->split[d].rec == NULL ? 0 : md_cmp(ks, ord, i, rec, &r->split[d]) >= 0))
-            ++d;
-        r->bid[i] = (unsigned char)d;
-        r->count[d] += 1;
-    }
+    for (size_t d = 0; d <= last; ++d)
+        r->count[d] = cnt[d];
     return NULL;
 }
 
@@ -531,21 +560,25 @@ static void *md_route_scatter(void *arg)
 {
     md_router *const r = arg;
     const size_t R = r->j->ks.record_size;
+    uint64_t at[MD_MAX_DEVICES + 1]; /* on the stack, as in md_route_count */
+    memcpy(at, r->at, r->j->nd * sizeof *at);
+    unsigned char *const out = r->out;
+    const unsigned char *const in = r->in, *const bid = r->bid;
     if (R == 4 || R == 8) { /* a constant-size copy the compiler turns into one move */
         for (size_t i = r->lo; i < r->hi; ++i) {
-            const size_t d = r->bid[i];
+            const size_t d = bid[i];
             if (R == 4)
-                memcpy(r->out + r->at[d] * 4, r->in + i * 4, 4);
+                memcpy(out + at[d] * 4, in + i * 4, 4);
             else
-                memcpy(r->out + r->at[d] * 8, r->in + i * 8, 8);
-            r->at[d] += 1;
+                memcpy(out + at[d] * 8, in + i * 8, 8);
+            at[d] += 1;
         }
         return NULL;
     }
     for (size_t i = r->lo; i < r->hi; ++i) {
-        const size_t d = r->bid[i];
-        memcpy(r->out + r->at[d] * R, r->in + i * R, R);
-        r->at[d] += 1;
+        const size_t d = bid[i];
+        memcpy(out + at[d] * R, in + i * R, R);
+        at[d] += 1;
     }
     return NULL;
 }
@@ -662,7 +695,11 @@ static int md_sort_range(md_dev *d)
     for (size_t i = 0; i < nsub; ++i) {
         c.recs = d->src + i * cap * R;
         c.n = n - i * cap < cap ? n - i * cap : cap;
+        if (j->one_at_a_time)
+            pthread_mutex_lock(&j->turn);
         rc = cli_chunk_sort(d->ctx, ks, j->o->algorithm, j->o->stable, &c, &d->st);
+        if (j->one_at_a_time)
+            pthread_mutex_unlock(&j->turn);
         if (rc == CLI_EXIT_OK && j->fault == (long)d->index) {
             cli_error("sorting %zu %s keys on the device failed: injected by "
                       "CLSORT_TEST_DEVICE_FAULT", c.n, clsort_type_name(ks->type));
@@ -851,7 +888,7 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     cli_guard guard;
     cli_input in;
     cli_writer out;
-    int guard_open = 0, in_open = 0, out_open = 0, sync_init = 0;
+    int guard_open = 0, in_open = 0, out_open = 0, sync_init = 0, turn_init = 0;
     size_t started = 0;
     pthread_t *const th = calloc(nd, sizeof *th);
     md_dev *const dev = calloc(nd, sizeof *dev);
@@ -981,6 +1018,17 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
         goto done;
     for (size_t d = 0; d < nd; ++d)
         dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
+    /* CPU devices of one platform (PoCL's) each spread a sort over all of the host's cores: at
+     * once they only contend for them (two PoCL devices on 2 cores: 3.5 s against 2.2 s for one
+     * device's whole sort). Their sorts take turns; each range's gather, merge and write still
+     * overlap the next device's sort. */
+    job.one_at_a_time = nd > 1;
+    for (size_t d = 0; d < nd; ++d)
+        if (!dev[d].have_di || strcmp(dev[d].di.type, "cpu") != 0 ||
+            strcmp(dev[d].di.platform, dev[0].di.platform) != 0)
+            job.one_at_a_time = 0;
+    pthread_mutex_init(&job.turn, NULL);
+    turn_init = 1;
     t0 = cli_now_ns();
     for (; started < nd; ++started)
         if (pthread_create(&th[started], NULL, md_range_main, &dev[started]) != 0)
@@ -1051,6 +1099,8 @@ done:
         pthread_cond_destroy(&job.cv);
         pthread_mutex_destroy(&job.mu);
     }
+    if (turn_init)
+        pthread_mutex_destroy(&job.turn);
     free(A);
     free(B);
     free(th);
