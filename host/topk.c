@@ -50,11 +50,13 @@ static int idx_bytes(uint64_t n)
 unsigned clsort__topk_tile(const clsort_ctx *ctx, clsort_type type, size_t item_value_size,
                            uint64_t n)
 {
-    const size_t item = clsort_type_size(type) + (size_t)idx_bytes(n) + item_value_size;
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    /* CPUs hold a tile twice (topk.cl: the halvings write to a second buffer). */
+    const size_t item =
+        (clsort_type_size(type) + (size_t)idx_bytes(n) + item_value_size) * (gpu ? 1 : 2);
     /* Half the local memory on GPUs, so that two work-groups fit on a compute unit (as the
      * sorts' tiles, docs/design.md); CPUs (PoCL) have plenty and run one group at a time per
      * thread. */
-    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
     const uint64_t budget = gpu ? ctx->dev.local_mem / 2 : ctx->dev.local_mem;
     unsigned tile = TILE_MAX;
     while (tile > 2 && (uint64_t)tile * item > budget)
