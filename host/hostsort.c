@@ -276,23 +276,26 @@ static int hwy_pairs(void *keys, void *vals, size_t ks, size_t vs, size_t n)
 /* 1 if any float is a NaN or -0: there vqsort's numeric order (-0 equal to +0, NaNs unordered)
  * is not totalOrder. One read, an OR over the array: 2 ms of 2^22 floats against 15 ms for the
  * sort on the 2-core test machine (a min/max form in fixed blocks measured 2-3x slower). */
+/* 1 if vqsort's float sort cannot be trusted with these keys: a NaN or -0 (its order is not
+ * totalOrder there) or an infinity (Highway 1.0.3 pads with the largest finite value and gave
+ * +-inf back as +-FLT_MAX / DBL_MAX). */
 static int has_nan_or_negzero(const void *keys, size_t n, size_t ks)
 {
     unsigned any = 0;
     if (ks == 4) {
         const uint32_t *k = keys;
         for (size_t i = 0; i < n; ++i)
-            any |= ((k[i] & 0x7fffffffu) > 0x7f800000u) | (k[i] == 0x80000000u);
+            any |= ((k[i] & 0x7fffffffu) >= 0x7f800000u) | (k[i] == 0x80000000u);
     } else {
         const uint64_t *k = keys, sign = (uint64_t)1 << 63;
         for (size_t i = 0; i < n; ++i)
-            any |= ((k[i] & ~sign) > 0x7ff0000000000000u) | (k[i] == sign);
+            any |= ((k[i] & ~sign) >= 0x7ff0000000000000u) | (k[i] == sign);
     }
     return any != 0;
 }
 
 /* Keys alone: integers by vqsort's own integer order; floats by its float order where that is
- * totalOrder (no NaN, no -0: the common case, and the mapping's two passes cost half the sort
+ * totalOrder (no NaN, no -0, no infinity: the common case, and the mapping's two passes cost half the sort
  * again), else through the order space. Returns CLSORT_OK or CLSORT_ERR_OUT_OF_MEMORY. */
 static int hwy_keys(void *keys, size_t n, clsort_type type, unsigned flags)
 {
