@@ -6,7 +6,8 @@
 # r, data from a small palette of edge bytes (equal keys, equal records, NaNs, both zeros), -u, -s,
 # -r, and the input as one file, standard input (a pipe), several files (one of them perhaps
 # standard input) or already sorted files merged with -m; some cases sort on two PoCL devices
-# (-d cpu:all with POCL_DEVICES="pthread pthread"), some stream through small pipeline chunks.
+# (-d cpu:all with POCL_DEVICES="pthread pthread"), some stream through small pipeline chunks,
+# some keep only the first N records (--top N, against the reference's head).
 # TAP: one point per case, the plan at the end; a failing case prints how to replay it.
 #
 #   BUILD=build sh tests/cli/fuzz_runs.sh       (from the repository root)
@@ -157,6 +158,13 @@ while [ "$i" -lt "$CASES" ]; do
     rnd 4
     [ "$r" = 0 ] && [ -z "$env" ] && env="CLSORT_CLI_CHUNK_SIZE=$(((run + 1) / 2 * R))"
     "$REF" msort "$R" $u $keys <in >ref
+    # --top N (issue 27): the head of the same result, for N around the run size and n.
+    rnd 5
+    if [ "$r" = 0 ] && [ "$how" != 5 ] && [ "${env#POCL}" = "$env" ]; then
+        pick 1 2 $run $((run + 1)) $((n / 2 + 1)) $((n > 0 ? n : 1)) $((n + 3))
+        args="$args --top $p"
+        head -c $((p * R)) ref >ref.top && mv ref.top ref
+    fi
     rm -f out p1 p2 p3
     cmd=""
     if [ "$how" -ge 3 ]; then # three parts, whole records, perhaps empty

@@ -568,6 +568,33 @@ for v in 150000 250000; do
         sh -c "{ [ $rc = 3 ] || [ $rc = 4 ]; } && [ \$(wc -l <err) = 1 ] && grep -q memory err && test ! -e r8.out && ! ls -A | grep -q '^\\.r8\\.out\\.clsort-'"
 done
 
+# ---- --top N (issue 27): the head of the sorted output, chunk by chunk --------------------------
+gen top.bin i64 16 4 30000 700
+"$REF" msort 16 4:i64 <top.bin >top.ref
+for N in 1 7 1000 29999 30000 40000; do
+    expect 0 "--top $N of 30000 records in chunks of 512 (-S 8K)" "$CLSORT" --top $N -t i64 -R 16 -k 4 -S 8K -o top.out top.bin
+    check "--top $N is the reference's first $N records (ties in input order)" sh -c "head -c $((N * 16)) top.ref | cmp -s - top.out"
+done
+"$REF" msort 16 4:i64:r <top.bin | head -c 8000 >top.rref
+expect 0 "--top 500 -r (the largest keys)" "$CLSORT" --top 500 -r -s -t i64 -R 16 -k 4 -S 5K -o top.out top.bin
+check "--top 500 -r matches" same top.out top.rref
+cat top.bin top.bin | "$REF" msort 16 u 4:i64 12:u32:r | head -c 3200 >top.uref
+expect 0 "--top 200 -u, two --key, two inputs (one of them standard input)" \
+    sh -c "'$CLSORT' --top 200 -u -R 16 --key 4:i64 --key 12:u32:r -S 3K top.bin - <top.bin >top.out"
+check "--top with -u, --key and several inputs matches" same top.out top.uref
+expect 0 "--top from a pipe (a stream of unknown size)" sh -c "cat top.bin | '$CLSORT' --top 1000 -t i64 -R 16 -k 4 -S 4K >top.out"
+check "--top from a pipe matches" sh -c "head -c 16000 top.ref | cmp -s - top.out"
+"$REF" sort u32 4 0 <grow.bin | head -c 400 >top.kref
+expect 0 "--top 100 of records that are their own keys" "$CLSORT" --top 100 -o top.out grow.bin
+check "--top 100 of u32 keys matches" same top.out top.kref
+cp top.bin topin.bin
+expect 0 "--top with -o naming the input keeps only the top, in place" "$CLSORT" --top 10 -t i64 -R 16 -k 4 -o topin.bin topin.bin
+check "... the input now holds the first 10 records" sh -c "head -c 160 top.ref | cmp -s - topin.bin"
+expect_err 2 "invalid count '0' for --top" "--top 0 is a usage error" "$CLSORT" --top 0 -o x.bin top.bin
+expect_err 2 "invalid count '1K' for --top" "--top takes a plain count" "$CLSORT" --top 1K -o x.bin top.bin
+expect_err 2 "--top cannot be used with --merge" "--top with -m is a usage error" "$CLSORT" --top 5 -m -o x.bin top.ref
+expect_err 2 "--top cannot be used with --check" "--top with -c is a usage error" "$CLSORT" --top 5 -c top.ref
+
 # ---- Verbose, quiet, progress -------------------------------------------------------------------
 gen in.bin u32 4 0 10000
 expect 0 "-v exits 0" "$CLSORT" -v -o out.bin in.bin

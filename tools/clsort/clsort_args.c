@@ -16,7 +16,8 @@ enum {
     OPT_NO_PROGRESS,
     OPT_CLEAR_CACHE,
     OPT_KEY,
-    OPT_NO_CHECK
+    OPT_NO_CHECK,
+    OPT_TOP
 };
 
 static const char short_opts[] = ":o:t:rR:k:sa:d:S:T:cmuvqhV";
@@ -37,6 +38,7 @@ static const struct option long_opts[] = {
     { "unique", no_argument, NULL, 'u' },
     { "key", required_argument, NULL, OPT_KEY },
     { "no-check", no_argument, NULL, OPT_NO_CHECK },
+    { "top", required_argument, NULL, OPT_TOP },
     { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
     { "clear-cache", no_argument, NULL, OPT_CLEAR_CACHE },
     { "progress", no_argument, NULL, OPT_PROGRESS },
@@ -72,6 +74,8 @@ void cli_print_help(void)
         "                             makes every key without :r descending)\n"
         "  -s, --stable               records with equal keys keep their input order\n"
         "  -u, --unique               keep only the first record (in input order) of equal keys\n"
+        "      --top=N                write only the first N records of the result (the N\n"
+        "                             smallest keys, largest with -r), for inputs of any size\n"
         "  -m, --merge                merge FILEs that are already sorted, without sorting them\n"
         "      --no-check             with -m: do not verify that each FILE is sorted\n"
         "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition\n"
@@ -221,6 +225,14 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         case 'u': opts->unique = 1; break;
         case 'm': opts->merge = 1; break;
         case OPT_NO_CHECK: opts->no_check = 1; break;
+        case OPT_TOP:
+            if (!isdigit((unsigned char)*optarg) || cli_parse_size(optarg, &opts->top) != 0 ||
+                opts->top == 0 || strpbrk(optarg, "kKmMgGtTbB")) {
+                cli_error("invalid count '%s' for --top (expected a positive number of records)",
+                          optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
         case 'a':
             if (clsort_algorithm_parse(optarg, &opts->algorithm) != 0) {
                 cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
@@ -352,6 +364,11 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
     /* -u keeps the first of equal records in input order: the order of -s. */
     if (opts->unique)
         opts->stable = 1;
+    if (opts->top && (check || opts->merge)) {
+        cli_error("--top cannot be used with %s", check ? "--check" : "--merge (use clsort -m ... "
+                                                                       "| head -c BYTES)");
+        return CLI_EXIT_USAGE;
+    }
     if (opts->no_check && !opts->merge) {
         cli_error("--no-check only applies to --merge");
         return CLI_EXIT_USAGE;

@@ -41,6 +41,7 @@ typedef struct cli_opts {
     uint64_t buffer_size;  /* bytes of input per run; 0: chosen from host and device memory */
     const char *tmpdir;    /* where runs go */
     int progress;          /* -1: only when stderr is a terminal, 0: never, 1: always */
+    uint64_t top;          /* --top N: only the first N records of the result; 0: all */
 } cli_opts;
 
 /** Parses argv into *opts. Returns CLI_EXIT_OK, or CLI_EXIT_USAGE after printing one line that

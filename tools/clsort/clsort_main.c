@@ -16,6 +16,7 @@
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_signals.h"
+#include "clsort_top.h"
 
 /* Descriptors 0-2 closed by the caller (`clsort <&-`) would be taken by the next open(): by an
  * OpenCL runtime's thread opening its vendor files, an input or an output, which clsort would
@@ -77,7 +78,9 @@ int main(int argc, char **argv)
     }
     /* What the OpenCL runtime prints itself (its compiler's log) is captured and summarised. */
     cli_capture_driver_stderr();
-    rc = opts.merge ? cli_merge_inputs(&opts) : cli_sort_input(&opts);
+    rc = opts.merge ? cli_merge_inputs(&opts)
+         : opts.top ? cli_top_input(&opts)
+                    : cli_sort_input(&opts);
     cli_release_driver_stderr();
     if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
         cli_error("standard output: write error");
