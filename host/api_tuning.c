@@ -1,5 +1,6 @@
 /* api_tuning.c - the public calls the tuner needs beyond the sorting API: where the runtime looks
  * first for a device's config, and the host-fallback size (docs/tuning.md). */
+#include "cache.h"
 #include "config.h"
 
 #include <pthread.h>
@@ -36,6 +37,26 @@ int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size)
         return fail_const(ctx, fn, "buf is too small for the path", size);
     }
     return CLSORT_OK;
+}
+
+int clsort_cache_path(char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return CLSORT_ERR_INVALID_ARG;
+    /* Formed in a buffer of its own, so that a buf too small is left "" rather than cut. */
+    char dir[1024];
+    const int ok = clsort__cache_dir(dir, sizeof dir) == 0 && strlen(dir) < size;
+    snprintf(buf, size, "%s", ok ? dir : "");
+    return ok ? CLSORT_OK : CLSORT_ERR_INVALID_ARG;
+}
+
+int clsort_clear_cache(unsigned *removed)
+{
+    unsigned n = 0;
+    const int rc = clsort__cache_clear(&n);
+    if (removed)
+        *removed = n;
+    return rc;
 }
 
 int clsort_set_host_fallback_max(clsort_ctx *ctx, uint64_t max_n)

@@ -98,44 +98,12 @@ static int dir_trusted(clsort_ctx *ctx, const char *dir)
     return 0;
 }
 
-/* Parses a size: digits, then optionally K, M, G or T (powers of 1024, either case), optionally
- * followed by "B" or "iB". Returns 0 and sets *out, or -1. */
-static int parse_size(const char *s, uint64_t *out)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    errno = 0;
-    char *end;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return -1;
-    unsigned shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    default: break;
-    }
-    if (shift) {
-        ++end;
-        if (!strcmp(end, "iB") || !strcmp(end, "ib"))
-            end += 2;
-    }
-    if (*end == 'B' || *end == 'b')
-        ++end;
-    if (*end || (shift && v > (UINT64_MAX >> shift)))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
-
 /* The size limit of the cache directory: CLSORT_CACHE_MAX_BYTES, 0 meaning no limit. */
 static uint64_t cache_max_bytes(clsort_ctx *ctx)
 {
     const char *e = getenv("CLSORT_CACHE_MAX_BYTES");
     uint64_t v = CACHE_DEFAULT_MAX_BYTES;
-    if (e && *e && parse_size(e, &v) != 0) {
+    if (e && *e && clsort__parse_size(e, 1, &v) != 0) {
         warn_once(ctx, "CLSORT_CACHE_MAX_BYTES=%s is not a size (such as 268435456, 512M or 2G); "
                        "using the default, 256M", e);
         v = CACHE_DEFAULT_MAX_BYTES;
@@ -350,6 +318,42 @@ static int is_tmp_name(const char *name)
     return len > 4 && !strcmp(name + len - 4, ".tmp") && strstr(name, ".clbin.") != NULL;
 }
 
+int clsort__cache_clear(unsigned *removed)
+{
+    *removed = 0;
+    char dir[1024];
+    if (clsort__cache_dir(dir, sizeof dir) != 0) {
+        errno = 0;
+        return CLSORT_ERR_INVALID_ARG;
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? CLSORT_OK : CLSORT_ERR_INVALID_ARG;
+    const int dfd = dirfd(d);
+    const uid_t me = geteuid();
+    int first_errno = 0;
+    const struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!is_entry_name(e->d_name) && !is_tmp_name(e->d_name))
+            continue;
+        /* What this user's clsort wrote: regular files of ours, never a link (removing the
+         * link would be harmless, but it is not ours to judge) nor another user's entry in a
+         * shared sticky directory. A file that vanished meanwhile counts as removed by its
+         * remover. */
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != me)
+            continue;
+        if (unlinkat(dfd, e->d_name, 0) == 0)
+            ++*removed;
+        else if (errno != ENOENT && !first_errno)
+            first_errno = errno;
+    }
+    closedir(d);
+    errno = first_errno;
+    return first_errno ? CLSORT_ERR_INVALID_ARG : CLSORT_OK;
+}
+
 /* Takes the directory's eviction lock (flock on CACHE_LOCK_NAME), waiting up to
  * CACHE_LOCK_WAIT_MS: a process that holds it longer (stopped, or hostile in a shared
  * directory) must not stall a sort. Returns the lock's fd, or -1 to skip eviction this time. */
@@ -428,7 +432,9 @@ static void evict(clsort_ctx *ctx, const char *dir, const char *keep_path)
                 goto done;
             files = grown;
         }
-        snprintf(files[n].name, sizeof files[n].name, "%s", e->d_name);
+        /* An entry name (is_entry_name) is 38 characters: the precision only tells the
+         * compiler that a d_name of 255 cannot reach here. */
+        snprintf(files[n].name, sizeof files[n].name, "%.63s", e->d_name);
         files[n].size = (uint64_t)st.st_size;
         files[n].mtime = st.st_mtim;
         total += files[n].size;

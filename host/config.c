@@ -174,18 +174,11 @@ static void problem(parse_state *st, const char *fmt, ...)
     clsort__warn(st->ctx, "config %s: %s", st->path, buf);
 }
 
-/* Parses a decimal unsigned integer with nothing after it; returns 0 on success. */
+/* Parses a decimal unsigned integer with nothing after it (the library's size parser without
+ * suffixes: config values are plain numbers); returns 0 on success. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    errno = 0;
-    char *end;
-    const unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
+    return clsort__parse_size(s, 0, out);
 }
 
 /* "bitonic.32.keys" -> (0, 0, 0) and *max_n 0; "bitonic.32.keys@65536" the same for inputs up

@@ -27,23 +27,14 @@
 
 static int shares_memory(clsort_ctx *ctx);
 
-/* CLSORT_STAGING_MAX: bytes with an optional K, M or G suffix; 0 or garbage: the default. */
+/* CLSORT_STAGING_MAX: a size (util.h: bytes with an optional K, M, G or T suffix); 0 or
+ * garbage: the default. */
 static size_t parse_size(const char *s)
 {
-    if (!s || !*s)
+    uint64_t v = 0;
+    if (clsort__parse_size(s, 1, &v) != 0 || v > SIZE_MAX)
         return 0;
-    char *end;
-    const unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10, ++end;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20, ++end;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30, ++end;
-    if (*end || v > (SIZE_MAX >> shift))
-        return 0;
-    return (size_t)v << shift;
+    return (size_t)v;
 }
 
 void clsort__transfer_init(clsort_ctx *ctx)

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <link.h>
 #include <stdint.h>
@@ -39,6 +41,39 @@ int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *h
             return -1;
     }
     return n > 0 && (size_t)n < out_size ? 0 : -1;
+}
+
+int clsort__parse_size(const char *s, int suffixes, uint64_t *out)
+{
+    /* strtoull alone would take " 5", "-5" (as 2^64 - 5) and "0x10": only digits start a size. */
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    const unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    if (suffixes) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': shift = 10; break;
+        case 'M': shift = 20; break;
+        case 'G': shift = 30; break;
+        case 'T': shift = 40; break;
+        default: break;
+        }
+        if (shift) {
+            ++end;
+            if (!strcmp(end, "iB") || !strcmp(end, "ib"))
+                end += 2;
+        }
+        if (*end == 'B' || *end == 'b')
+            ++end;
+    }
+    if (*end || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
 }
 
 int clsort__address_space_ok(size_t bytes)

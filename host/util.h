@@ -17,6 +17,12 @@ uint64_t clsort__now_ns(void);
 int clsort__xdg_dir(const char *override_var, const char *xdg_var, const char *home_subdir,
                     char *out, size_t out_size);
 
+/* The one size parser of the library (environment variables and config values): decimal digits,
+ * then, if `suffixes`, optionally K, M, G or T (powers of 1024, either case) optionally followed
+ * by "iB", or a bare "B"; nothing else may follow. Returns 0 and sets *out, or -1 if s is not
+ * such a size or does not fit in 64 bits. */
+int clsort__parse_size(const char *s, int suffixes, uint64_t *out);
+
 /* Whether `bytes` of address space can be had now: maps them (no pages touched, no commitment
  * where the kernel allows that) and unmaps them at once. 1 if the mapping succeeded. A process
  * under an address-space limit (ulimit -v) fails here rather than in a driver that aborts on

@@ -358,8 +358,8 @@ CLSORT_API int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
  * whole arrays first instead. The library's own threads only copy host memory. Arrays in memory from clsort_host_alloc move at full bus speed with no copy on the
  * host. Other arrays go through pinned staging buffers (CL_MEM_ALLOC_HOST_PTR, mapped), made on
  * the first host-array sort that needs them and kept until clsort_destroy, never larger than
- * 64 MiB, or the environment's CLSORT_STAGING_MAX (bytes; a K, M or G suffix multiplies by 2^10,
- * 2^20, 2^30) read when the context is created, and never more than 1/8 of the device's global
+ * 64 MiB, or the environment's CLSORT_STAGING_MAX (bytes; a K, M, G or T suffix, optionally
+ * followed by B or iB, multiplies by 2^10, 2^20, 2^30, 2^40) read when the context is created, and never more than 1/8 of the device's global
  * memory; the array travels in chunks (an eighth of it, at least 1 MiB, at most half the
  * staging), the copies of several threads into one half overlapping the transfer of the other.
  * Arrays of at most 64 KiB move with plain transfers. On a device that shares memory with the
@@ -497,6 +497,25 @@ CLSORT_API int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats);
  *  CLSORT_ERR_INVALID_ARG for a NULL argument, when no directory can be formed (none of the
  *  variables nor HOME is set) or when buf is too small. */
 CLSORT_API int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size);
+
+/** Writes into buf (size bytes) the directory of the program cache (docs/tuning.md, "Program
+ *  cache"): $CLSORT_CACHE_DIR, else $XDG_CACHE_HOME/clsort when XDG_CACHE_HOME is an absolute
+ *  path (a relative one is ignored, as the XDG specification says), else ~/.cache/clsort. The
+ *  directory need not exist. Needs no context: the place depends only on the environment.
+ *  Returns CLSORT_OK, or CLSORT_ERR_INVALID_ARG for a NULL buf, size 0, when no directory can be
+ *  formed (none of the variables nor HOME is set) or when buf is too small (buf is then ""). */
+CLSORT_API int clsort_cache_path(char *buf, size_t size);
+
+/** Empties the program cache that clsort_cache_path names: removes the compiled programs clsort
+ *  stored there ("<32 hex digits>.clbin") and the temporary files they are written through, if
+ *  they are regular files of the calling user; nothing else (other files, links,
+ *  subdirectories, other users' entries in a shared directory) is touched. Safe while other
+ *  processes use the cache: they rebuild what they miss. Needs no context. If removed is not NULL
+ *  it receives the number of files removed. Returns CLSORT_OK (also when the directory does not
+ *  exist yet), or CLSORT_ERR_INVALID_ARG when the place cannot be used: no directory can be
+ *  formed (errno is then 0), or the directory cannot be read or a file in it cannot be removed
+ *  (errno says why, e.g. EACCES; the other files are still removed). */
+CLSORT_API int clsort_clear_cache(unsigned *removed);
 
 /** Sets the size up to which clsort_sort and clsort_sort_pairs sort host arrays on the host on
  *  this context (0: always the device), overriding the config, e.g. for the tuner's crossover

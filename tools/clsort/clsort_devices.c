@@ -47,86 +47,25 @@ int cli_list_devices(void)
     return CLI_EXIT_OK;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    const size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Only what the cache writes: entries "*.clbin" and the temporary files it renames from. */
-static int is_cache_file(const char *name)
-{
-    return ends_with(name, ".clbin") || ends_with(name, ".tmp") || strstr(name, ".clbin.") != NULL;
-}
-
+/* The library knows where its cache is and what in it is its own (clsort_cache_path,
+ * clsort_clear_cache): a relative XDG_CACHE_HOME is ignored there as everywhere else. */
 int cli_clear_cache(void)
 {
-    const char *env = getenv("CLSORT_CACHE_DIR");
-    char *dir = NULL;
-    if (env && *env) {
-        dir = strdup(env);
-    } else {
-        const char *xdg = getenv("XDG_CACHE_HOME");
-        const char *home = getenv("HOME");
-        const char *base = (xdg && *xdg) ? xdg : home;
-        const char *tail = (xdg && *xdg) ? "/clsort" : "/.cache/clsort";
-        if (!base || !*base) {
-            cli_error("cannot find the cache directory: neither CLSORT_CACHE_DIR, XDG_CACHE_HOME "
-                      "nor HOME is set");
-            return CLI_EXIT_IO;
-        }
-        const size_t len = strlen(base) + strlen(tail) + 1;
-        dir = malloc(len);
-        if (dir)
-            snprintf(dir, len, "%s%s", base, tail);
-    }
-    if (!dir) {
-        cli_error("out of host memory");
+    char dir[1024];
+    if (clsort_cache_path(dir, sizeof dir) != CLSORT_OK) {
+        cli_error("cannot find the cache directory: none of CLSORT_CACHE_DIR, an absolute "
+                  "XDG_CACHE_HOME or HOME is set");
         return CLI_EXIT_IO;
     }
-    DIR *d = opendir(dir);
-    if (!d) {
-        if (errno == ENOENT) {
-            if (cli_display_level >= 1)
-                printf("removed 0 cached programs from %s (no cache yet)\n", dir);
-            free(dir);
-            return CLI_EXIT_OK;
-        }
-        cli_error("%s: cannot open the cache directory: %s", dir, strerror(errno));
-        free(dir);
+    unsigned removed = 0;
+    const int rc = clsort_clear_cache(&removed);
+    if (rc != CLSORT_OK) {
+        const int err = errno;
+        cli_error("%s: cannot clear the cache: %s", dir,
+                  err ? strerror(err) : clsort_strerror(rc));
         return CLI_EXIT_IO;
     }
-    unsigned removed = 0, failed = 0;
-    int rc = CLI_EXIT_OK;
-    const struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!is_cache_file(e->d_name))
-            continue;
-        const size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        char *path = malloc(len);
-        if (!path) {
-            cli_error("out of host memory");
-            rc = CLI_EXIT_IO;
-            break;
-        }
-        snprintf(path, len, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (unlink(path) == 0) {
-                ++removed;
-            } else {
-                if (!failed)
-                    cli_error("%s: cannot remove: %s", path, strerror(errno));
-                ++failed;
-            }
-        }
-        free(path);
-    }
-    closedir(d);
-    if (failed)
-        rc = CLI_EXIT_IO;
     if (cli_display_level >= 1)
         printf("removed %u cached program%s from %s\n", removed, removed == 1 ? "" : "s", dir);
-    free(dir);
-    return rc;
+    return CLI_EXIT_OK;
 }
