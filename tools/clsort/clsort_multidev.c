@@ -306,6 +306,7 @@ struct md_job {
     int abort_wait;             /* a setup thread could not be started: nobody waits */
     long fault;                 /* CLSORT_TEST_DEVICE_FAULT: this device fails after one sort */
     int one_at_a_time;          /* the devices are the host's cores: their sorts take turns */
+    size_t N;                   /* records of the input */
     pthread_mutex_t turn;
 };
 
@@ -352,6 +353,37 @@ static void md_calibrate(md_dev *d)
     free(idx);
 }
 
+static size_t md_device_cap(const cli_opts *o, const cli_keyspec *ks, const md_dev *d);
+
+/* Whether a sort of n records on this device runs on the calling host thread: the library's
+ * fallback for small inputs, or AUTO's host path (a CPU device's default for every size). */
+static int md_host_sort(const md_dev *d, size_t n)
+{
+    uint64_t fb = 0, hp = 0;
+    clsort_get_host_fallback_max(d->ctx, &fb);
+    clsort_get_host_path_max(d->ctx, &hp);
+    return n <= fb || (d->job->o->algorithm == CLSORT_AUTO && n <= hp);
+}
+
+/* The programs (and buffers) of the range's sort, made while the input is read (issue 23's
+ * clsort_prepare), for about the range a device gets: without it the first device to sort paid
+ * the compile (PoCL: 2.1 s against 0.6 s for the second one's range of the same size). A failure
+ * is not an error here: the sort builds what it needs and reports. */
+static void md_prepare(md_dev *d)
+{
+    const md_job *const j = d->job;
+    const int pairs = cli_keyspec_pairs(&j->ks);
+    size_t n = j->N / j->nd + j->N / j->nd / 4 + 1;
+    const size_t cap = md_device_cap(j->o, &j->ks, d);
+    if (n > cap)
+        n = cap;
+    if (md_host_sort(d, n))
+        return; /* no program to make */
+    clsort_prepare(d->ctx, j->ks.type, pairs ? 4 : 0, n,
+                   (j->ks.reverse ? CLSORT_DESCENDING : 0u) |
+                       (pairs && j->o->stable ? CLSORT_STABLE : 0u));
+}
+
 /* One calibration at a time: devices that share the host's cores (PoCL's CPU devices, or a GPU
  * driver's host threads) would otherwise measure each other; a device's rate is its own. */
 static pthread_mutex_t md_calib_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -390,8 +422,10 @@ static void *md_setup_main(void *arg)
         else if (!md_same_model(d, &j->dev[e]))
             identical = 0;
     }
-    if (measure && (!identical || j->calib_always) &&
-        !(j->ks.type == CLSORT_F64 && d->have_di && !d->di.has_fp64)) {
+    const int no_fp64 = j->ks.type == CLSORT_F64 && d->have_di && !d->di.has_fp64;
+    if (d->create_rc == CLSORT_OK && !no_fp64)
+        md_prepare(d);
+    if (measure && (!identical || j->calib_always) && !no_fp64) {
         pthread_mutex_lock(&md_calib_lock);
         md_calibrate(d);
         pthread_mutex_unlock(&md_calib_lock);
@@ -920,6 +954,7 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
         goto done;
     }
     const size_t N = (size_t)(in.size / R);
+    job.N = N;
     /* Contexts, programs and rates on the devices' threads while the input is read. Below a few
      * calibration sorts' worth of records the rates are not worth measuring: equal shares. */
     int measured = !md_weights_from_env(&job);
@@ -1023,10 +1058,16 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
      * device's whole sort). Their sorts take turns; each range's gather, merge and write still
      * overlap the next device's sort. */
     job.one_at_a_time = nd > 1;
-    for (size_t d = 0; d < nd; ++d)
+    int all_host = 1; /* sorts on the devices' own threads (host sorts) run at once */
+    for (size_t d = 0; d < nd; ++d) {
         if (!dev[d].have_di || strcmp(dev[d].di.type, "cpu") != 0 ||
             strcmp(dev[d].di.platform, dev[0].di.platform) != 0)
             job.one_at_a_time = 0;
+        if (!md_host_sort(&dev[d], dev[d].n < dev[d].cap ? dev[d].n : dev[d].cap))
+            all_host = 0;
+    }
+    if (all_host)
+        job.one_at_a_time = 0;
     pthread_mutex_init(&job.turn, NULL);
     turn_init = 1;
     t0 = cli_now_ns();
