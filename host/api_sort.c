@@ -471,7 +471,9 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
         }
     int rc = CLSORT_OK;
     for (int i = 0; i < nsizes && rc == CLSORT_OK; ++i) {
-        rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size);
+        /* AUTO's host path (a CPU device) needs no program at that size. */
+        if ((flags & CLSORT_NO_HOST_FALLBACK) || sizes[i] > ctx->host_path_max)
+            rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size);
         if (rc == CLSORT_OK)
             rc = prepare_size(ctx, sizes[i], type, CLSORT_BITONIC, flags, value_size);
     }

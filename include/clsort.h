@@ -228,10 +228,10 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  next ones. It builds, or loads from the disk cache, every program and kernel that
  *  clsort_sort and clsort_sort_pairs need for any n <= max_n: the network AUTO picks at each size
  *  and the bitonic network (the one explicit CLSORT_BITONIC sorts use) at every size, each with
- *  the parameters of that size; sizes the host fallback takes are skipped unless
- *  CLSORT_NO_HOST_FALLBACK is given. A sort with explicit CLSORT_ODD_EVEN_MERGE or
- *  CLSORT_ODD_EVEN_TRANSPOSITION still builds its program on first use, unless AUTO picks that
- *  network at some size up to max_n. It then reserves the device buffers of a sort of max_n keys
+ *  the parameters of that size; sizes the host fallback (and, for AUTO, its host path:
+ *  clsort_set_host_path_max) takes are skipped unless CLSORT_NO_HOST_FALLBACK is given. A sort
+ *  with explicit CLSORT_ODD_EVEN_MERGE or CLSORT_ODD_EVEN_TRANSPOSITION still builds its program
+ *  on first use, unless AUTO picks that network at some size up to max_n. It then reserves the device buffers of a sort of max_n keys
  *  (and values; with CLSORT_STABLE, the 8-byte positions that stand in for them) and the pinned
  *  staging such a host array travels through (see "Pinned host memory"), touching them once so
  *  that the driver has really allocated them. Everything stays on the context until
