@@ -268,6 +268,19 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
     __local val_type *lv = va_, *lv2 = vb_;
 #endif
     uint nb = TK_TILE >> lk_;
+    /* A tile of whole rows, all inside the input (the common case): its items lie back to back
+     * from row0 * m + pos0, and a loop without conditions loads them. */
+    const int whole = row0 + (TK_TILE >> lp) <= rows &&
+                      (P == TK_TILE ? pos0 + TK_TILE <= m : m == P);
+    if (whole && (mode & TK_FROM_INPUT)) {
+        __global const key_type *src = keys + (row0 * m + pos0);
+        IF_VALS(__global const tk_val *vsrc = vals + (row0 * m + pos0);)
+        for (uint s = 0; s < TK_TILE; ++s) {
+            const uint slot = (s & (K - 1u)) * nb + (s >> lk_);
+            TK_SET(slot, to_order(src[s], xf), (tk_idx)(pos0 + (s & (P - 1u))));
+            IF_VALS(lv[slot] = vsrc[s];)
+        }
+    } else
     for (uint s = 0; s < TK_TILE; ++s) {
         const ulong row = row0 + (s >> lp), pos = pos0 + (s & (P - 1u));
         const uint slot = (s & (K - 1u)) * nb + (s >> lk_);
