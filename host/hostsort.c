@@ -8,6 +8,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 uint32_t clsort__order32(uint32_t x, clsort_type type, unsigned flags)
 {
@@ -274,24 +277,42 @@ static int hwy_pairs(void *keys, void *vals, size_t ks, size_t vs, size_t n)
 }
 
 /* 1 if any float is a NaN or -0: there vqsort's numeric order (-0 equal to +0, NaNs unordered)
- * is not totalOrder. One read, an OR over the array: 2 ms of 2^22 floats against 15 ms for the
- * sort on the 2-core test machine (a min/max form in fixed blocks measured 2-3x slower). */
-/* 1 if vqsort's float sort cannot be trusted with these keys: a NaN or -0 (its order is not
- * totalOrder there) or an infinity (Highway 1.0.3 pads with the largest finite value and gave
- * +-inf back as +-FLT_MAX / DBL_MAX). */
+ * is not totalOrder. One read; each test is arithmetic whose top bit says yes (a magnitude above
+ * infinity's bits wraps the subtraction; (v - 1) & ~v has its top bit set only for v = 0, -0's
+ * bits with the sign flipped), ORed over the array. 32-bit floats four at a time with SSE2 where
+ * the compiler targets it: the scalar loop took half as long as the sort itself (2^24 f32: 27-38
+ * ms against 70), since -O2 does not vectorise it. */
 static int has_nan_or_negzero(const void *keys, size_t n, size_t ks)
 {
-    unsigned any = 0;
     if (ks == 4) {
-        const uint32_t *k = keys;
-        for (size_t i = 0; i < n; ++i)
-            any |= ((k[i] & 0x7fffffffu) >= 0x7f800000u) | (k[i] == 0x80000000u);
-    } else {
-        const uint64_t *k = keys, sign = (uint64_t)1 << 63;
-        for (size_t i = 0; i < n; ++i)
-            any |= ((k[i] & ~sign) >= 0x7ff0000000000000u) | (k[i] == sign);
+        const uint32_t *k = keys, sign = 0x80000000u;
+        uint32_t acc = 0;
+        size_t i = 0;
+#if defined(__SSE2__)
+        /* Magnitudes are below 2^31, so the signed compare orders them as unsigned. */
+        const __m128i mag = _mm_set1_epi32(0x7fffffff), inf = _mm_set1_epi32(0x7f800000),
+                      negzero = _mm_set1_epi32((int)0x80000000u);
+        __m128i any = _mm_setzero_si128();
+        for (; i + 4 <= n; i += 4) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(k + i));
+            any = _mm_or_si128(any, _mm_cmpgt_epi32(_mm_and_si128(x, mag), inf));
+            any = _mm_or_si128(any, _mm_cmpeq_epi32(x, negzero));
+        }
+        acc = _mm_movemask_epi8(any) ? sign : 0;
+#endif
+        for (; i < n; ++i) {
+            const uint32_t x = k[i], v = x ^ sign;
+            acc |= (0x7f800000u - (x & ~sign)) | ((v - 1u) & ~v);
+        }
+        return acc >> 31;
     }
-    return any != 0;
+    const uint64_t *k = keys, sign = (uint64_t)1 << 63;
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint64_t x = k[i], v = x ^ sign;
+        acc |= (0x7ff0000000000000u - (x & ~sign)) | ((v - 1u) & ~v);
+    }
+    return (int)(acc >> 63);
 }
 
 /* Keys alone: integers by vqsort's own integer order; floats by its float order where that is
