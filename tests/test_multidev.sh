@@ -155,6 +155,13 @@ for S in 0 64K; do
         pass "a device failing mid-sort ${opt:-(no -S)}: exit 4, one line, input untouched, no stray files"
     else fail "a device failing mid-sort ${opt:-(no -S)}: exit 4 (got $rc: $(cat "$W/err")), input untouched, no stray files ($(ls -A "$W/f" | tr '\n' ' '))"; fi
 done
+# A read error in the middle of the input (the read is split over threads): exit 3, one line
+# naming the file, no output.
+rm -f "$W/x.bin"
+CLSORT_TEST_READ_FAULT=eio:2000000 "$CLSORT" -d cpu:all -R 12 -o "$W/x.bin" "$W/skew.bin" 2>"$W/err"; rc=$?
+if [ $rc = 3 ] && [ "$(wc -l <"$W/err")" = 1 ] && grep -q "skew.bin: read error" "$W/err" && [ ! -e "$W/x.bin" ]; then
+    pass "key ranges: a read error mid-file: exit 3, one line, no output"
+else fail "key ranges: a read error mid-file: exit 3 (got $rc: $(cat "$W/err")), one line, no output"; fi
 # A write past the file-size limit from the devices' threads: exit 3, one line, nothing left.
 mkdir "$W/lim"
 ( ulimit -f 1000 2>/dev/null || exit 9; exec "$CLSORT" -d cpu:all -R 12 -o "$W/lim/out" "$W/skew.bin" ) 2>"$W/err"; rc=$?
