@@ -102,9 +102,8 @@ void cli_print_help(void)
         "gives it; -k other than 0 needs -R. With --key and no -R, a record ends where the last\n"
         "key ends. A file whose size is not a multiple of the record size is refused.\n"
         "Exit status: 0 success (or sorted, with -c), 1 disorder found by -c, 2 usage error (also:\n"
-        "standard output is a terminal),\n"
-        "3 input/output or data error (also: a -m input not sorted, an input changed while it\n"
-        "was sorted in place), 4 OpenCL or device error.\n",
+        "standard output is a terminal), 3 input/output or data error (also: a -m input not\n"
+        "sorted, an input changed while it was sorted in place), 4 OpenCL or device error.\n",
         stdout);
 }
 

@@ -51,6 +51,15 @@ int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_si
     return CLI_EXIT_OK;
 }
 
+/* The message a sequential write gives (clsort_fileio.c's write_all): a run names -T. */
+static void report_write_error(const cli_writer *w, int err)
+{
+    if (w->positional ? !w->is_regular : w->keep_open)
+        cli_error("%s: cannot write a temporary run (see -T): %s", w->name, strerror(err));
+    else
+        cli_error("%s: write error: %s", w->name, strerror(err));
+}
+
 int cli_write_error_once(void)
 {
     static atomic_int reported;
@@ -144,7 +153,7 @@ int cli_writer_pwrite(cli_writer *w, const void *data, size_t len, uint64_t off,
     for (unsigned t = 0; t < threads; ++t) {
         if (p[t].err) {
             if (cli_write_error_once())
-                cli_error("%s: write error: %s", w->name, strerror(p[t].err));
+                report_write_error(w, p[t].err);
             return CLI_EXIT_IO;
         }
     }
@@ -299,7 +308,7 @@ static int wp_status(cli_wpool *p)
         return CLI_EXIT_OK;
     if (p->err > 0) {
         if (cli_write_error_once())
-            cli_error("%s: write error: %s", p->w->name, strerror(p->err));
+            report_write_error(p->w, p->err);
         p->err = -p->err; /* printed */
     }
     return CLI_EXIT_IO;
