@@ -185,13 +185,17 @@ check "--list-devices shows type, compute units and memory" grep -q "compute uni
 check "--list-devices shows the config source" grep -q "config " out
 expect 0 "-d 0:0 works" "$CLSORT" -d 0:0 -o - one.bin
 mkdir cache
-: >cache/a.clbin; : >cache/b.clbin; : >cache/c.tmp; : >cache/keep.txt
+# What clsort_clear_cache removes (3a1e0b9): entries "<32 hex digits>.clbin" and their writers'
+# temporary files "<entry>.clbin.<pid>.<ctx>.<n>.tmp"; nothing else.
+h=0123456789abcdef0123456789abcdef
+: >cache/$h.clbin; : >cache/fedcba9876543210fedcba9876543210.clbin; : >cache/$h.clbin.1.2.3.tmp
+: >cache/keep.txt; : >cache/a.clbin
 expect 0 "--clear-cache exits 0" env CLSORT_CACHE_DIR="$W/cache" "$CLSORT" --clear-cache
 check "--clear-cache reports how many" grep -q "removed 3 cached programs" out
-check "--clear-cache removes only cache files" no_temp_left cache keep.txt
+check "--clear-cache removes only cache files" no_temp_left cache a.clbin keep.txt
 expect 0 "--clear-cache on a missing directory" env CLSORT_CACHE_DIR="$W/nocache" "$CLSORT" --clear-cache
-check "--clear-cache follows XDG_CACHE_HOME" sh -c "mkdir -p xdg/clsort && : >xdg/clsort/x.clbin &&
-    env -u CLSORT_CACHE_DIR XDG_CACHE_HOME='$W/xdg' '$CLSORT' --clear-cache | grep -q 'removed 1 ' && test ! -e xdg/clsort/x.clbin"
+check "--clear-cache follows XDG_CACHE_HOME" sh -c "mkdir -p xdg/clsort && : >xdg/clsort/$h.clbin &&
+    env -u CLSORT_CACHE_DIR XDG_CACHE_HOME='$W/xdg' '$CLSORT' --clear-cache | grep -q 'removed 1 ' && test ! -e xdg/clsort/$h.clbin"
 
 # ---- Sorting: all types, both directions, against the reference ---------------------------------
 for t in u32 i32 f32 u64 i64 f64; do
@@ -259,6 +263,12 @@ if command -v script >/dev/null 2>&1; then
     check "-o FILE with a terminal on stdout sorts" sh -c "grep -q 'rc=0' tty.out && cmp -s tty.sorted ref.bin"
     script -qc "'$CLSORT' -c tty.sorted; echo \"rc=\$?\"" /dev/null >tty.out 2>&1 </dev/null
     check "-c with a terminal on stdout checks" grep -q "rc=0" tty.out
+    # Progress by default on a terminal only once the job has run for about a second: a quick
+    # sort shows nothing there, --progress shows its stages at once.
+    script -qc "'$CLSORT' -o tty.sorted tty.bin" /dev/null >tty.out 2>&1 </dev/null
+    check "a quick sort on a terminal shows no progress" sh -c "! grep -q 'reading\\|sorting' tty.out"
+    script -qc "'$CLSORT' --progress -o tty.sorted tty.bin" /dev/null >tty.out 2>&1 </dev/null
+    check "--progress on a terminal shows the stages" sh -c "grep -q 'reading' tty.out && grep -q 'sorting' tty.out"
 else
     n=$((n + 1)); echo "ok $n # skip script(1) not found: no terminal for the refusal test"
 fi
