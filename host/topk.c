@@ -431,6 +431,14 @@ int clsort__topk_enqueue(clsort_ctx *ctx, const clsort__topk_job *job)
      * work-items in one thread); measured on PoCL at 2^20 keys against 16, 64 and 256 work-items
      * and tiles of 1024 (docs/bench/topk-pocl-2026-11-24.md). */
     unsigned wg = gpu ? 256 : 1;
+    /* CLSORT_TOPK_WG (tests, experiments): another group size, e.g. the GPUs' round-robin
+     * shape on PoCL (tests/test_topk.c), read at each call. */
+    const char *env_wg = getenv("CLSORT_TOPK_WG");
+    if (env_wg && *env_wg) {
+        const unsigned long v = strtoul(env_wg, NULL, 10);
+        if (v >= 1 && v <= 1024 && !(v & (v - 1)))
+            wg = (unsigned)v;
+    }
     while (wg > 1 && (wg > T / 2 || wg > ctx->dev.max_wg))
         wg >>= 1;
     r.wg = wg;

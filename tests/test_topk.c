@@ -3,8 +3,9 @@
  * directions, k = 1, k = n, k not a power of two, n not a power of two, ties everywhere (equal and
  * few-distinct keys), NaNs and -0.0 (the special keys), one row and many, rows longer than a tile
  * (several passes), k past the network's reach (the full sort), no values, values of 4 and 8
- * bytes, indices as uint32 and uint64; the _buffer form behind a wait list; every error case,
- * with the outputs untouched. */
+ * bytes, indices as uint32 and uint64; both shapes of the tile pass (one work-item a tile, and
+ * work-groups of 16 with barriers: CLSORT_TOPK_WG); the _buffer form behind a wait list; every
+ * error case, with the outputs untouched. */
 #include "test_util.h"
 
 /* One reference entry: the key in (direction-adjusted) order space and its index. */
@@ -292,6 +293,20 @@ int main(void)
         run_case(t_types[ti], T_SPECIAL, 1, 777, 40, 50, OUT_INDEX, 4, 0);
         run_case(t_types[ti], T_FEW, 0, 4096, 4, 4096, OUT_VALUES, 8, 0);
     }
+    /* The other shape of the tile pass: work-groups of many work-items dealing out each level
+     * round-robin with barriers (GPUs), here on whatever device runs the tests. */
+    setenv("CLSORT_TOPK_WG", "16", 1);
+    for (size_t si = 0; si < nshapes; ++si) {
+        const clsort_type type = t_types[si % T_NTYPES];
+        const int *o = outs[si % (sizeof outs / sizeof *outs)];
+        run_case(type, dists[si % (sizeof dists / sizeof *dists)], (int)(si & 1), shapes[si][1],
+                 shapes[si][0], shapes[si][2], o[0], (size_t)o[1], 0);
+    }
+    setenv("CLSORT_TOPK_WG", "1", 1);
+    run_case(CLSORT_F32, T_SPECIAL, 1, 3000, 5, 40, OUT_VALUES, 8, 0);
+    run_case(CLSORT_U64, T_FEW, 0, 20000, 2, 300, OUT_INDEX, 4, 0);
+    unsetenv("CLSORT_TOPK_WG");
+
     /* The _buffer form behind a wait list. */
     run_case(CLSORT_U32, T_RANDOM, 0, 10000, 3, 16, OUT_INDEX, 4, 1);
     run_case(CLSORT_F32, T_SPECIAL, 1, 1000, 20, 100, OUT_VALUES, 4, 1);
