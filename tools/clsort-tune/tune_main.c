@@ -168,7 +168,7 @@ static void write_config(const tune_state *s, FILE *f, const char *date, double 
     if (s->npath) {
         fprintf(f, "# AUTO's host path: the host sort against the device round trip (ms):");
         for (int k = 0; k < s->npath; ++k)
-            fprintf(f, "%s%llu %.1f/%.1f", k == 0 ? "\n#  " : k % 4 ? ", " : ",\n#  ",
+            fprintf(f, "%s%llu %.2f/%.2f", k == 0 ? "\n#  " : k % 4 ? ", " : ",\n#  ",
                     (unsigned long long)s->path_pts[k].n, s->path_pts[k].host_ns / 1e6,
                     s->path_pts[k].device_ns / 1e6);
         if (s->host_path_max == UINT64_MAX)
