@@ -498,6 +498,53 @@ static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clEnqueueFillBuffer", "scratch");
 }
 
+/* The first launch of each kernel of a schedule, passed on to the run; the later launches of
+ * the same kernel are left out. Kernels are told apart by the step's kernel field. */
+typedef struct first_launches {
+    clsort__run *run;
+    clsort__step seen[CLSORT__MAX_KERNELS];
+    int nseen;
+} first_launches;
+
+static int first_launch_only(const clsort__step *step, void *user)
+{
+    first_launches *fl = user;
+    for (int i = 0; i < fl->nseen; ++i)
+        if (!memcmp(&fl->seen[i].kernel, &step->kernel, sizeof step->kernel))
+            return CLSORT_OK;
+    if (fl->nseen < CLSORT__MAX_KERNELS)
+        fl->seen[fl->nseen++] = *step;
+    return clsort__run_step(step, fl->run);
+}
+
+/* Launches each kernel of the plan a first sort of max_n would use once, on the reserved
+ * buffers (the zeros reserve_scratch wrote; any pass of a network over any keys is safe):
+ * drivers set a kernel up at its first launch (measured on PoCL: 4-8 ms over the 76 launches of
+ * 2^20 keys), which would otherwise land in that sort. Once per kernel rather than the whole
+ * schedule: a handful of passes instead of a whole sort (the CLI prepares while it reads, and on
+ * a CPU a sort of max_n would cost seconds). The statistics of these launches are dropped. */
+static int warm_up(clsort_ctx *ctx, size_t n, clsort_type type, size_t vs, clsort_algorithm algo)
+{
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, 1, type, algo, 0, vs, &plan);
+    clsort__run run;
+    first_launches fl;
+    memset(&fl, 0, sizeof fl);
+    fl.run = &run;
+    int rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], vs ? ctx->scratch[1] : NULL, 0, NULL,
+                               NULL, NULL, &run);
+    if (rc == CLSORT_OK && !plan.empty)
+        rc = clsort__schedule(plan.net, plan.n, plan.params, first_launch_only, &fl);
+    rc = clsort__run_end(&run, rc);
+    const cl_int err = clFinish(ctx->queue);
+    if (rc == CLSORT_OK && err != CL_SUCCESS)
+        rc = clsort__cl_fail(ctx, err, "clFinish", "clsort_prepare's first launches");
+    const uint64_t build_ns = ctx->stats.build_ns;
+    clsort__reset_stats(ctx);
+    ctx->stats.build_ns = build_ns;
+    return rc;
+}
+
 static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value_size,
                                  size_t max_n, unsigned flags)
 {
@@ -532,6 +579,10 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
         if (vs)
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
+        if (((flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_path_max) &&
+            clsort__resolve_auto(ctx, max_n) != CLSORT_BITONIC)
+            CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));
+        CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_BITONIC));
     }
 fail:
     if (rc == CLSORT_ERR_OUT_OF_MEMORY) {

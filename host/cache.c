@@ -231,11 +231,13 @@ cl_program clsort__cache_load(clsort_ctx *ctx, const char *source, size_t source
     free(key);
     if (!bin)
         return NULL;
+    const uint64_t t1 = clsort__now_ns();
     cl_int err, status = CL_SUCCESS;
     const unsigned char *bins[1] = {bin};
     cl_program prog =
         clCreateProgramWithBinary(ctx->context, 1, &ctx->dev.id, &len, bins, &status, &err);
     free(bin);
+    const uint64_t t2 = clsort__now_ns();
     if (err != CL_SUCCESS || status != CL_SUCCESS) {
         clsort__trace(ctx, "cache entry %s rejected by the driver: %s", path,
                       clsort__cl_error_name(err != CL_SUCCESS ? err : status));
@@ -249,7 +251,11 @@ cl_program clsort__cache_load(clsort_ctx *ctx, const char *source, size_t source
         clReleaseProgram(prog);
         return NULL;
     }
-    clsort__trace(ctx, "cache hit in %.1f ms: %s", (clsort__now_ns() - t0) / 1e6, path);
+    /* The parts, for the first-sort measurements (docs/bench/first-sort-pocl-2026-11-24.md). */
+    const uint64_t t3 = clsort__now_ns();
+    clsort__trace(ctx, "cache hit in %.1f ms (read %.1f, clCreateProgramWithBinary %.1f, "
+                       "clBuildProgram %.1f; %zu bytes): %s",
+                  (t3 - t0) / 1e6, (t1 - t0) / 1e6, (t2 - t1) / 1e6, (t3 - t2) / 1e6, len, path);
     return prog;
 }
 

@@ -218,20 +218,23 @@ static int transfer_queue(clsort_ctx *ctx, cl_command_queue *q);
 
 int clsort__transfer_reserve(clsort_ctx *ctx, size_t bytes)
 {
-    if (bytes <= SMALL_BYTES || shares_memory(ctx))
+    if (bytes <= SMALL_BYTES)
         return CLSORT_OK;
+    /* Arrays above SMALL_BYTES go up through the transfer queue on every device (the overlapped
+     * upload), staged or not. */
+    const char *env = getenv("CLSORT_OVERLAP");
+    cl_command_queue q;
+    int rc = env && !strcmp(env, "0") ? CLSORT_OK : transfer_queue(ctx, &q);
+    if (rc != CLSORT_OK || shares_memory(ctx))
+        return rc;
     /* The most any transfer of these arrays takes: two slots of chunk_for(all of it) (an
      * overlapped upload's slots hold a chunk of every array, a download's one array's chunk). */
     const size_t need = 2 * chunk_for(ctx, bytes);
     const int had = ctx->staging.buf && ctx->staging.size >= need;
-    int rc = ensure_staging(ctx, need);
+    rc = ensure_staging(ctx, need);
     /* A driver may map pages only when first written: write new staging once here. */
     if (rc == CLSORT_OK && !had)
         memset(ctx->staging.host, 0, ctx->staging.size);
-    const char *env = getenv("CLSORT_OVERLAP");
-    cl_command_queue q;
-    if (rc == CLSORT_OK && !(env && !strcmp(env, "0")))
-        rc = transfer_queue(ctx, &q);
     return rc;
 }
 
