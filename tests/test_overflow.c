@@ -1,11 +1,11 @@
 /* test_overflow.c - sizes whose byte counts wrap around size_t, or that no buffer can hold, at
  * every entry point (issue 25 point 2): clsort_sort, clsort_sort_pairs (stable too),
  * clsort_sort_batch (n * count, and n * count * key size), clsort_sort_buffer,
- * clsort_sort_segments(_buffer), clsort_host_alloc and clsort_prepare. Each must come back with
- * CLSORT_ERR_INVALID_ARG (the size cannot be addressed) or CLSORT_ERR_OUT_OF_MEMORY (it can, but
- * no device buffer holds it), with a message, before anything is allocated or written: the small
- * arrays passed stand for the huge ones and must stay as they were, and no buffer may be left
- * behind (test_clhooks.h). Explicit networks, so that no host sort is asked to touch memory the
+ * clsort_sort_segments(_buffer), clsort_topk(_buffer), clsort_host_alloc and clsort_prepare.
+ * Each must come back with CLSORT_ERR_INVALID_ARG (the size cannot be addressed) or
+ * CLSORT_ERR_OUT_OF_MEMORY (it can, but no device buffer holds it), with a message, before
+ * anything is allocated or written: the small arrays passed stand for the huge ones and must
+ * stay as they were, and no buffer may be left behind (test_clhooks.h). Explicit networks, so that no host sort is asked to touch memory the
  * caller does not have. */
 #include "test_clhooks.h"
 #include "test_util.h"
@@ -138,6 +138,41 @@ static void test_buffers(void)
     clReleaseMemObject(ob);
 }
 
+/* Top-k: rows * n keys (and values or indices), rows * k outputs. */
+static void test_topk(void)
+{
+    static uint32_t out[N];
+    static uint64_t outv[N];
+    EXPECT(CLSORT_ERR_INVALID_ARG,
+           clsort_topk(ctx, keys, NULL, 0, SIZE_MAX / 4, 2, 1, CLSORT_U32, 0, out, NULL),
+           "clsort_topk: rows * n * 4 wraps");
+    EXPECT(CLSORT_ERR_INVALID_ARG,
+           clsort_topk(ctx, keys, NULL, 8, two32 + 1, two32 - 1, 1, CLSORT_U32, 0, out, outv),
+           "clsort_topk(n 2^32 + 1, rows 2^32 - 1) with indices");
+    EXPECT(CLSORT_ERR_INVALID_ARG,
+           clsort_topk(ctx, keys, vals, 8, SIZE_MAX / 8, 1, 1, CLSORT_U32, 0, out, outv),
+           "clsort_topk: n * (4 + 8) wraps");
+    EXPECT(CLSORT_ERR_OUT_OF_MEMORY,
+           clsort_topk(ctx, keys, NULL, 0, (size_t)1 << 20, (size_t)1 << 20, 4, CLSORT_U32, 0, out,
+                       NULL),
+           "clsort_topk: 2^20 rows of 2^20 keys");
+    cl_command_queue q = clsort_get_queue(ctx);
+    cl_context cc = NULL;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cc, &cc, NULL);
+    cl_int err;
+    cl_mem kb = clCreateBuffer(cc, CL_MEM_READ_WRITE, N * 8, NULL, &err);
+    cl_mem ob = clCreateBuffer(cc, CL_MEM_READ_WRITE, N * 8, NULL, &err);
+    if (kb && ob)
+        EXPECT(CLSORT_ERR_INVALID_ARG,
+               clsort_topk_buffer(ctx, kb, NULL, 0, two32 + 1, two32 - 1, 1, CLSORT_U32, 0, ob,
+                                  NULL, 0, NULL, NULL),
+               "clsort_topk_buffer(n 2^32 + 1, rows 2^32 - 1)");
+    if (kb)
+        clReleaseMemObject(kb);
+    if (ob)
+        clReleaseMemObject(ob);
+}
+
 static void test_alloc_and_prepare(void)
 {
     const h_counts before = h_now();
@@ -159,6 +194,7 @@ int main(void)
     ctx = t_create_ctx();
     test_host_arrays();
     test_buffers();
+    test_topk();
     test_alloc_and_prepare();
     /* The context still sorts after all of that. */
     reset_data();
