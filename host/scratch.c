@@ -4,6 +4,8 @@
  * them. */
 #include "scratch.h"
 
+#include "transfer.h"
+
 int clsort__ensure_scratch(clsort_ctx *ctx, int i, size_t size)
 {
     if (ctx->scratch_size[i] >= size && ctx->scratch[i])
@@ -17,6 +19,11 @@ int clsort__ensure_scratch(clsort_ctx *ctx, int i, size_t size)
                             "clCreateBuffer(%zu bytes): larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE "
                             "(%llu bytes) of %s",
                             size, (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
+    /* Every scratch buffer (sorts, segments, top-k): a driver that shares host memory may abort
+     * where it cannot back one (transfer.h), so the address space is asked first. */
+    const int rc = clsort__check_memory(ctx, size, "a scratch buffer");
+    if (rc != CLSORT_OK)
+        return rc;
     cl_int err;
     cl_mem m = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, size, NULL, &err);
     if (err != CL_SUCCESS)

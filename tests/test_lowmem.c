@@ -1,8 +1,8 @@
 /* test_lowmem.c - memory limits (issue 25 point 5): under an address-space limit too small for
  * the OpenCL driver to load, clsort_create and clsort_list_devices say CLSORT_ERR_OUT_OF_MEMORY
- * (not "no device"); with the driver loaded and little room left, a sort that needs more fails
- * with CLSORT_ERR_OUT_OF_MEMORY and a message that says memory, leaves the keys as they were,
- * and does not abort in the driver (PoCL asserts when an allocation it was handed fails); with
+ * (not "no device"); with the driver loaded and little room left, a sort (and a segmented sort,
+ * and a top-k) that needs more fails with CLSORT_ERR_OUT_OF_MEMORY and a message that says
+ * memory, leaves the keys as they were, and does not abort in the driver (PoCL asserts when an allocation it was handed fails); with
  * the limit lifted the same context sorts. Each case runs in a child process (this program run
  * again with --child), since a limit and a loaded driver cannot be undone. */
 #include "test_util.h"
@@ -71,6 +71,18 @@ static int child_sort(void)
     int rc = clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK);
     printf("sort %d untouched %d msg %s\n", rc, !memcmp(keys, copy, n * 4),
            clsort_last_error(ctx));
+    /* The segmented sort (segments of 1000 keys: its own passes) and top-k make their buffers
+     * through the same scratch code. */
+    static uint64_t offsets[5001];
+    const size_t nseg = n / 1000 < 5000 ? n / 1000 : 5000;
+    for (size_t i = 0; i <= nseg; ++i)
+        offsets[i] = (uint64_t)i * 1000;
+    rc = clsort_sort_segments(ctx, keys, NULL, 0, offsets, nseg, CLSORT_U32, CLSORT_BITONIC,
+                              CLSORT_NO_HOST_FALLBACK);
+    printf("segments %d untouched %d\n", rc, !memcmp(keys, copy, n * 4));
+    static uint32_t top[16];
+    rc = clsort_topk(ctx, keys, NULL, 0, n, 1, 16, CLSORT_U32, 0, top, NULL);
+    printf("topk %d\n", rc);
     setrlimit(RLIMIT_AS, &saved);
     rc = clsort_sort(ctx, keys, n, CLSORT_U32, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK);
     t_ref_sort(CLSORT_U32, copy, n, 0);
@@ -145,9 +157,18 @@ int main(int argc, char **argv)
         t_diag("child said: %s", out);
     if (after)
         sscanf(after + 1, "after %d sorted %d", &arc, &sorted);
+    int segrc = 99, seguntouched = 0, toprc = 99;
+    const char *seg = strstr(out, "\nsegments "), *top = strstr(out, "\ntopk ");
+    if (seg)
+        sscanf(seg + 1, "segments %d untouched %d", &segrc, &seguntouched);
+    if (top)
+        sscanf(top + 1, "topk %d", &toprc);
     t_is_status(src, CLSORT_ERR_OUT_OF_MEMORY, "the sort over the limit: out of memory");
     t_ok(strstr(msg, "memory") != NULL, "... with a message that says memory: %s", msg);
     t_ok(untouched == 1, "... and the keys untouched");
+    t_is_status(segrc, CLSORT_ERR_OUT_OF_MEMORY, "a segmented sort over the limit: out of memory");
+    t_ok(seguntouched == 1, "... and the keys untouched");
+    t_is_status(toprc, CLSORT_ERR_OUT_OF_MEMORY, "a top-k over the limit: out of memory");
     t_ok(arc == CLSORT_OK && sorted == 1, "with the limit lifted the context sorts (%d, %d)", arc,
          sorted);
     return t_done();
