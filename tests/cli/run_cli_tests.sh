@@ -526,6 +526,19 @@ for sig in ALRM USR1 USR2 VTALRM PROF QUIT XCPU HUP; do
     check "SIG$sig during an in-place sort: exit $rc (killed by SIG$died), input whole, no temporary file" \
         sh -c "[ $rc -gt 128 ] && [ '$died' = $sig ] && cmp -s g.bin grow.bin && ! ls -A | grep -q '^\\.g\\.bin\\.clsort-'"
 done
+# SIGABRT (a driver's assertion, here sent from outside) removes the temporary output too.
+rm -f .g.bin.clsort-*
+cp grow.bin g.bin
+env CLSORT_TEST_PAUSE_BEFORE_REPLACE="$W/pause.fifo" "$REF" exec "$CLSORT" -o g.bin g.bin >out 2>err &
+pid=$!
+exec 3>pause.fifo
+kill -s ABRT $pid
+wait $pid
+rc=$?
+exec 3>&-
+check "SIGABRT during an in-place sort: exit $rc (killed by SIG$(kill -l $rc 2>/dev/null)), input whole, no temporary file" \
+    sh -c "[ '$(kill -l $rc 2>/dev/null)' = ABRT ] && cmp -s g.bin grow.bin && ! ls -A | grep -q '^\\.g\\.bin\\.clsort-'"
+rm -f core core.*
 # A same-size overwrite with the modification time set back is still a change (ctime).
 grow_test "a same-size overwrite with the mtime set back is detected (ctime)" \
     "touch -r g.bin g.ref && head -c 200000 /dev/urandom | dd of=g.bin conv=notrunc status=none && touch -r g.ref g.bin" -o g.bin g.bin

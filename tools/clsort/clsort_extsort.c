@@ -440,6 +440,7 @@ int cli_sort_input(const cli_opts *o)
     if (rc != CLI_EXIT_OK)
         goto fail;
     print_warnings(ctx);
+    cli_watch_aborts(); /* after the driver's own handlers (clsort_messages.h) */
     if (clsort_get_device_info(ctx, &di) == CLSORT_OK)
         dip = &di;
     if (dip && o->type == CLSORT_F64 && !dip->has_fp64) {
@@ -515,6 +516,7 @@ int cli_sort_input(const cli_opts *o)
     if (eof) {
         cli_progress_items("sorting", "run", 0, 1);
         rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
+        cli_watch_aborts();
         if (rc != CLI_EXIT_OK)
             goto fail;
         x.runs_made = 1;
@@ -536,6 +538,7 @@ int cli_sort_input(const cli_opts *o)
             }
             cli_progress_items("sorting", "run", x.runs_made, runs_expected);
             rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
+            cli_watch_aborts();
             if (rc == CLI_EXIT_OK)
                 rc = write_run(&x, &chunk);
             if (pf_running) {

@@ -32,11 +32,12 @@ static void print_message(const char *fmt, va_list ap)
     fputc('\n', f);
 }
 
-/* An abort inside the driver (PoCL asserts under memory limits): what it wrote goes out before
- * the process dies, so that the assertion is not lost in the capture. Only async-signal-safe
- * calls. */
+/* An abort inside the driver (PoCL asserts under memory limits): the temporary files are removed
+ * and what the driver wrote goes out before the process dies, so that neither a stray file nor
+ * the assertion is lost. Only async-signal-safe calls. */
 static void dump_capture_on_abort(int sig)
 {
+    cli_tmp_remove_all_in_handler();
     char buf[4096];
     const int fd = fileno(capture);
     if (lseek(fd, 0, SEEK_SET) == 0)
@@ -75,7 +76,18 @@ void cli_capture_driver_stderr(void)
     capture = cap;
     cli_progress_set_stream(f, saved);
     cli_signals_set_message_fd(saved);
-    signal(SIGABRT, dump_capture_on_abort);
+    cli_watch_aborts();
+}
+
+void cli_watch_aborts(void)
+{
+    if (!capture)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = dump_capture_on_abort;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGABRT, &sa, NULL);
 }
 
 void cli_release_driver_stderr(void)

@@ -37,6 +37,12 @@ void cli_info(int level, const char *fmt, ...)
  *  messages keep going to the original stderr. Best effort: nothing changes on any failure. */
 void cli_capture_driver_stderr(void);
 
+/** (Re)installs the SIGABRT handler that removes the temporary files and shows the capture when
+ *  the driver aborts. The OpenCL runtime's LLVM installs its own crash handlers when it starts
+ *  compiling, which would take SIGABRT first and lose both: callers install this one again after
+ *  the context is made and after kernels were built. Does nothing without a capture. */
+void cli_watch_aborts(void);
+
 /** Puts descriptor 2 back and reports the capture: with -v every line, else the first line and
  *  the count of the others (issue 25: a compiler log is one line, the rest with -v). NULL-safe
  *  to call without a capture. */

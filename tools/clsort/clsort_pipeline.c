@@ -366,6 +366,7 @@ static int sort_run(pipe_state *p, size_t n)
         clReleaseEvent(done);
     }
     uint64_t sort_ns = cli_now_ns() - t0;
+    cli_watch_aborts(); /* after the compiler's crash handlers, if this sort built kernels */
     if (rc != CLSORT_OK) {
         /* One line, as the host-memory path says it; the rest (a build log) only with -v. */
         const char *detail = clsort_last_error(p->ctx);

@@ -196,6 +196,19 @@ int cli_tmp_rename(const char *tmp, const char *final)
     return rc;
 }
 
+void cli_tmp_remove_all_in_handler(void)
+{
+    /* unlink() is async-signal-safe; the list is only read, nothing freed. A thread that holds
+     * the lock is changing the list right now: then nothing is done rather than risk a
+     * half-made entry. */
+    if (pthread_mutex_trylock(&tmp_lock) != 0)
+        return;
+    for (size_t i = 0; i < tmp_cap; ++i)
+        if (tmp_paths[i])
+            unlink(tmp_paths[i]);
+    /* The lock stays taken: the process is about to die, and nothing may create more. */
+}
+
 void cli_tmp_remove_all(void)
 {
     pthread_mutex_lock(&tmp_lock);

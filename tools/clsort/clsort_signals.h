@@ -14,6 +14,11 @@ int cli_signals_init(void);
  *  moves stderr while it captures the OpenCL runtime's output. */
 void cli_signals_set_message_fd(int fd);
 
+/** For a signal handler on the way out (SIGABRT from a driver's assertion, which sigwait cannot
+ *  take: it is sent to the aborting thread): unlinks every registered temporary file using only
+ *  async-signal-safe calls, unless another thread is changing the list at that moment. */
+void cli_tmp_remove_all_in_handler(void);
+
 /** Records `path` as a temporary file to remove on a signal or cli_tmp_remove_all().
  *  Returns 0, or -1 when out of memory. */
 int cli_tmp_register(const char *path);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_units.h"
 
@@ -55,4 +56,5 @@ void cli_warmup_finish(cli_warmup *w)
     cli_progress_update("compiling kernels", 0, 0);
     pthread_join(w->thread, NULL);
     w->running = 0;
+    cli_watch_aborts(); /* the compiler's crash handlers are in place now: ours goes first */
 }
