@@ -524,6 +524,7 @@ int cli_sort_input(const cli_opts *o)
         rc = cli_chunk_write(&out, &x.ks, &chunk);
         if (rc != CLI_EXIT_OK)
             goto fail;
+        cli_progress_update("writing", (uint64_t)chunk.n * R, (uint64_t)chunk.n * R);
     } else {
         /* Runs: while one buffer is sorted and written out, a thread reads the next one. Without
          * memory for the second buffer, reading simply waits its turn. */

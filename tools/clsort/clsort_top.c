@@ -243,6 +243,7 @@ int cli_top_input(const cli_opts *o)
     rc = cli_writer_put(&out, top.recs, top.n * R);
     if (rc != CLI_EXIT_OK)
         goto fail;
+    cli_progress_update("writing", (uint64_t)top.n * R, (uint64_t)top.n * R);
     cli_progress_update("syncing", 0, 0);
     rc = cli_writer_commit(&out, NULL);
     out_open = 0;
