@@ -182,7 +182,9 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
              o->unique ? ", unique" : "");
     if (x->sort.sorts)
         cli_info(2, "algorithm %s%s", clsort_algorithm_name(x->sort.algorithm),
-                 x->sort.host_fallback ? " (host fallback for small inputs)" : "");
+                 x->sort.host_fallback ? " (or the host's own sort: the library's fallback or "
+                                         "AUTO's host path)"
+                                       : "");
     else
         cli_info(2, "algorithm none (fewer than 2 records)");
     if (x->runs_made > 1)
@@ -206,7 +208,8 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
     else if (x->sort.sorts)
         cli_info(2, "compile %.3f s (kernels %s in %.3f s, while the input was read)",
                  (double)compile_ns / 1e9,
-                 build_ns ? "built or loaded from the cache" : "ready already", (double)build_ns / 1e9);
+                 build_ns ? "built or loaded from the cache" : "none built or loaded",
+                 (double)build_ns / 1e9);
     if (x->piped) {
         print_pipe_summary(x, out_write_ns - out_sync_ns, out_sync_ns, total_ns);
         cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
@@ -494,7 +497,10 @@ int cli_sort_input(const cli_opts *o)
     /* The first run's kernels are built (or loaded) while it is read. A stream of unknown size
      * prepares for a first run of at most 2^20 records; larger runs build what they need. */
     {
-        const size_t prep_n = in.is_regular || cap < ((size_t)1 << 20) ? cap : (size_t)1 << 20;
+        size_t prep_n = in.is_regular || cap < ((size_t)1 << 20) ? cap : (size_t)1 << 20;
+        /* Runs that AUTO gives to the host's own sort need no kernels at all. */
+        if (o->algorithm == CLSORT_AUTO && prep_n <= path_max)
+            prep_n = 0;
         const int pairs = chunk.idx_size != 0;
         cli_warmup_start(&x.warm, ctx, x.ks.type, chunk.idx_size, prep_n,
                          (x.ks.reverse ? CLSORT_DESCENDING : 0u) |
