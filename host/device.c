@@ -86,8 +86,10 @@ static pthread_once_t icd_once = PTHREAD_ONCE_INIT;
 static void icd_first_load(void)
 {
     char *saved[ICD_VARS];
+    int had[ICD_VARS];
     for (size_t i = 0; i < ICD_VARS; ++i) {
         const char *v = getenv(icd_vars[i]);
+        had[i] = v != NULL;
         saved[i] = v ? strdup(v) : NULL;
     }
     cl_platform_id plats[MAX_PLATFORMS];
@@ -100,9 +102,11 @@ static void icd_first_load(void)
     }
     for (size_t i = 0; i < ICD_VARS; ++i) {
         const char *now = getenv(icd_vars[i]);
+        /* had without saved: the copy failed (out of memory); leave the variable as it is
+         * rather than unset what the caller had set. */
         if (saved[i] && (!now || strcmp(now, saved[i]) != 0))
             setenv(icd_vars[i], saved[i], 1);
-        else if (!saved[i] && now)
+        else if (!had[i] && now)
             unsetenv(icd_vars[i]);
         free(saved[i]);
     }
