@@ -551,14 +551,22 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
     if (value_size != 0 && value_size != 4 && value_size != 8)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
                             "clsort_prepare: value_size %zu is not 0, 4 or 8", value_size);
-    int rc = check_args(ctx, "clsort_prepare", 1, max_n, type, CLSORT_AUTO, flags, value_size,
+    /* n 0: the size is checked here, less strictly than a sort's (which wants its arrays to fit
+     * in half the address space): a max_n whose bytes do not wrap is a size that cannot be
+     * reserved, CLSORT_ERR_OUT_OF_MEMORY below, not a bad argument. */
+    int rc = check_args(ctx, "clsort_prepare", 1, 0, type, CLSORT_AUTO, flags, value_size,
                         value_size != 0, 1);
     if (rc)
         return rc;
-    const uint64_t t0 = clsort__now_ns();
-    clsort__reset_stats(ctx);
     /* Stable pairs sort the keys with their 8-byte positions (stable_pairs). */
     const size_t vs = value_size && (flags & CLSORT_STABLE) ? 8 : value_size;
+    if (max_n > SIZE_MAX / (clsort_type_size(type) + vs))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "clsort_prepare: max_n = %zu keys of %zu bytes (and values of %zu) "
+                            "cannot be addressed",
+                            max_n, clsort_type_size(type), vs);
+    const uint64_t t0 = clsort__now_ns();
+    clsort__reset_stats(ctx);
     /* Sizes the host fallback takes need nothing from the device. */
     const int device = (flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_fallback_max;
     if (max_n >= 2 && device) {

@@ -231,9 +231,9 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  the parameters of that size; sizes the host fallback (and, for AUTO, its host path:
  *  clsort_set_host_path_max) takes are skipped unless CLSORT_NO_HOST_FALLBACK is given. A sort
  *  with explicit CLSORT_ODD_EVEN_MERGE or CLSORT_ODD_EVEN_TRANSPOSITION still builds its program
- *  on first use, unless AUTO picks that network at some size up to max_n. It then reserves the device buffers of a sort of max_n keys
- *  (and values; with CLSORT_STABLE, the 8-byte positions that stand in for them) and the pinned
- *  staging such a host array travels through (see "Pinned host memory"), touching them once so
+ *  on first use, unless AUTO picks that network at some size up to max_n. It then reserves the
+ *  device buffers of a sort of max_n keys (and values; with CLSORT_STABLE, the 8-byte positions
+ *  that stand in for them) and the pinned staging such a host array travels through (see "Pinned host memory"), touching them once so
  *  that the driver has really allocated them, and launches each kernel a sort of max_n keys
  *  would use once on those buffers (drivers set a kernel up at its first launch): a handful of
  *  passes over max_n keys on the device besides the builds. Everything stays on the context until
@@ -241,7 +241,8 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  what it reserved. max_n of 0 or 1 succeeds at once. clsort_get_stats afterwards describes the
  *  call (build_ns: its compile or cache-load time, total_ns: all of it). Takes the context's lock.
  *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, a bad type, value_size or flag, or a
- *  max_n whose arrays cannot be addressed (max_n * (key size + value size) wraps around size_t);
+ *  max_n whose arrays cannot be addressed (max_n * (key size + value size) wraps around size_t;
+ *  with CLSORT_STABLE pairs the value size is that of the 8-byte positions);
  *  CLSORT_ERR_UNSUPPORTED for f64 on a device without fp64; CLSORT_ERR_OUT_OF_MEMORY when the
  *  buffers of max_n keys cannot be reserved (larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE, or the
  *  device or host refuses them; a size above that limit is refused before anything is built):

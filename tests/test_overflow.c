@@ -186,6 +186,11 @@ static void test_alloc_and_prepare(void)
     EXPECT(CLSORT_ERR_OUT_OF_MEMORY,
            clsort_prepare(ctx, CLSORT_U32, 4, (size_t)1 << 40, CLSORT_NO_HOST_FALLBACK),
            "clsort_prepare: 2^40 pairs");
+    EXPECT(CLSORT_ERR_OUT_OF_MEMORY, clsort_prepare(ctx, CLSORT_U32, 0, SIZE_MAX / 4, 0),
+           "clsort_prepare: SIZE_MAX / 4 keys (their bytes do not wrap: memory, not argument)");
+    EXPECT(CLSORT_ERR_INVALID_ARG,
+           clsort_prepare(ctx, CLSORT_U32, 4, SIZE_MAX / 8 + 1, CLSORT_STABLE),
+           "clsort_prepare: stable pairs, max_n * (4 + 8-byte positions) wraps");
 }
 
 int main(void)
