@@ -233,9 +233,10 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  with explicit CLSORT_ODD_EVEN_MERGE or CLSORT_ODD_EVEN_TRANSPOSITION still builds its program
  *  on first use, unless AUTO picks that network at some size up to max_n. It then reserves the
  *  device buffers of a sort of max_n keys (and values; with CLSORT_STABLE, the 8-byte positions
- *  that stand in for them) and the pinned staging such a host array travels through (see "Pinned host memory"), touching them once so
- *  that the driver has really allocated them, and launches each kernel a sort of max_n keys
- *  would use once on those buffers (drivers set a kernel up at its first launch): a handful of
+ *  that stand in for them) and the pinned staging such a host array travels through (see
+ *  "Pinned host memory"), touching them once so that the driver has really allocated them, and
+ *  launches each kernel a sort of max_n keys would use once on those buffers (drivers set a
+ *  kernel up at its first launch): a handful of
  *  passes over max_n keys on the device besides the builds. Everything stays on the context until
  *  clsort_destroy and serves later sorts of any size; calling it again with a larger max_n grows
  *  what it reserved. max_n of 0 or 1 succeeds at once. clsort_get_stats afterwards describes the
@@ -362,8 +363,8 @@ CLSORT_API int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
  * host. Other arrays go through pinned staging buffers (CL_MEM_ALLOC_HOST_PTR, mapped), made on
  * the first host-array sort that needs them and kept until clsort_destroy, never larger than
  * 64 MiB, or the environment's CLSORT_STAGING_MAX (bytes; a K, M, G or T suffix, optionally
- * followed by B or iB, multiplies by 2^10, 2^20, 2^30, 2^40) read when the context is created, and never more than 1/8 of the device's global
- * memory; the array travels in chunks (an eighth of it, at least 1 MiB, at most half the
+ * followed by B or iB, multiplies by 2^10, 2^20, 2^30, 2^40) read when the context is created,
+ * and never more than 1/8 of the device's global memory; the array travels in chunks (an eighth of it, at least 1 MiB, at most half the
  * staging), the copies of several threads into one half overlapping the transfer of the other.
  * Arrays of at most 64 KiB move with plain transfers. On a device that shares memory with the
  * host (CL_DEVICE_HOST_UNIFIED_MEMORY: PoCL, integrated GPUs) the driver's transfer is a memcpy
