@@ -237,8 +237,9 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  "Pinned host memory"), touching them once so that the driver has really allocated them, and
  *  launches each kernel a sort of max_n keys would use once on those buffers (drivers set a
  *  kernel up at its first launch): a handful of passes over max_n keys on the device besides the
- *  builds. Everything stays on the context until clsort_destroy and serves later sorts of any size; calling it again with a larger max_n grows
- *  what it reserved. max_n of 0 or 1 succeeds at once. clsort_get_stats afterwards describes the
+ *  builds. Everything stays on the context until clsort_destroy and serves later sorts of any
+ *  size; calling it again with a larger max_n grows what it reserved. max_n of 0 or 1 succeeds
+ *  at once. clsort_get_stats afterwards describes the
  *  call (build_ns: its compile or cache-load time, total_ns: all of it). Takes the context's lock.
  *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, a bad type, value_size or flag, or a
  *  max_n whose arrays cannot be addressed (max_n * (key size + value size) wraps around size_t;
