@@ -276,10 +276,12 @@ static int hwy_pairs(void *keys, void *vals, size_t ks, size_t vs, size_t n)
     return CLSORT_OK;
 }
 
-/* 1 if any float is a NaN or -0: there vqsort's numeric order (-0 equal to +0, NaNs unordered)
- * is not totalOrder. One read; each test is arithmetic whose top bit says yes (a magnitude above
- * infinity's bits wraps the subtraction; (v - 1) & ~v has its top bit set only for v = 0, -0's
- * bits with the sign flipped), ORed over the array. 32-bit floats four at a time with SSE2 where
+/* 1 if any float is a NaN, an infinity or -0: there vqsort's numeric order (-0 equal to +0,
+ * NaNs unordered) is not totalOrder, and Highway 1.0.3's vqsort returns infinities as the
+ * largest finite floats (17 keys of -inf came back as -FLT_MAX: test_sort_keys). One read; each
+ * test is arithmetic whose top bit says yes (a magnitude above the largest finite float's bits
+ * wraps the subtraction; (v - 1) & ~v has its top bit set only for v = 0, -0's bits with the
+ * sign flipped), ORed over the array. 32-bit floats four at a time with SSE2 where
  * the compiler targets it: the scalar loop took half as long as the sort itself (2^24 f32: 27-38
  * ms against 70), since -O2 does not vectorise it. */
 static int has_nan_or_negzero(const void *keys, size_t n, size_t ks)
@@ -290,19 +292,19 @@ static int has_nan_or_negzero(const void *keys, size_t n, size_t ks)
         size_t i = 0;
 #if defined(__SSE2__)
         /* Magnitudes are below 2^31, so the signed compare orders them as unsigned. */
-        const __m128i mag = _mm_set1_epi32(0x7fffffff), inf = _mm_set1_epi32(0x7f800000),
+        const __m128i mag = _mm_set1_epi32(0x7fffffff), max = _mm_set1_epi32(0x7f7fffff),
                       negzero = _mm_set1_epi32((int)0x80000000u);
         __m128i any = _mm_setzero_si128();
         for (; i + 4 <= n; i += 4) {
             const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(k + i));
-            any = _mm_or_si128(any, _mm_cmpgt_epi32(_mm_and_si128(x, mag), inf));
+            any = _mm_or_si128(any, _mm_cmpgt_epi32(_mm_and_si128(x, mag), max));
             any = _mm_or_si128(any, _mm_cmpeq_epi32(x, negzero));
         }
         acc = _mm_movemask_epi8(any) ? sign : 0;
 #endif
         for (; i < n; ++i) {
             const uint32_t x = k[i], v = x ^ sign;
-            acc |= (0x7f800000u - (x & ~sign)) | ((v - 1u) & ~v);
+            acc |= (0x7f7fffffu - (x & ~sign)) | ((v - 1u) & ~v);
         }
         return acc >> 31;
     }
@@ -310,14 +312,14 @@ static int has_nan_or_negzero(const void *keys, size_t n, size_t ks)
     uint64_t acc = 0;
     for (size_t i = 0; i < n; ++i) {
         const uint64_t x = k[i], v = x ^ sign;
-        acc |= (0x7ff0000000000000u - (x & ~sign)) | ((v - 1u) & ~v);
+        acc |= (0x7fefffffffffffffu - (x & ~sign)) | ((v - 1u) & ~v);
     }
     return (int)(acc >> 63);
 }
 
 /* Keys alone: integers by vqsort's own integer order; floats by its float order where that is
- * totalOrder (no NaN, no -0, no infinity: the common case, and the mapping's two passes cost half the sort
- * again), else through the order space. Returns CLSORT_OK or CLSORT_ERR_OUT_OF_MEMORY. */
+ * totalOrder and vqsort keeps them (finite, no -0: the common case, and the mapping's two passes
+ * cost half the sort again), else through the order space. Returns CLSORT_OK or CLSORT_ERR_OUT_OF_MEMORY. */
 static int hwy_keys(void *keys, size_t n, clsort_type type, unsigned flags)
 {
     const int desc = (flags & CLSORT_DESCENDING) != 0;

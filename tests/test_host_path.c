@@ -152,9 +152,10 @@ static void test_host_sort(clsort_ctx *ctx)
     }
 }
 
-/* Floats without NaN or -0 take vqsort's own float order (the same as totalOrder there), others
+/* Finite floats without -0 take vqsort's own float order (the same as totalOrder there), others
  * the order-space mapping: finite values with many equal ones and +0, then the same with one -0,
- * with one NaN, with one -NaN, each way round. */
+ * NaN, -NaN, +inf or -inf, each way round; and small arrays of one infinity repeated (Highway
+ * 1.0.3's vqsort turned 17 keys of -inf into -FLT_MAX). */
 static void test_float_paths(clsort_ctx *ctx)
 {
     clsort_set_host_fallback_max(ctx, UINT64_MAX);
@@ -164,7 +165,7 @@ static void test_float_paths(clsort_ctx *ctx)
         const size_t ks = t_size(type);
         unsigned char *keys = t_xmalloc(n * ks), *want = t_xmalloc(n * ks);
         int bad = 0;
-        for (int variant = 0; variant < 4; ++variant)
+        for (int variant = 0; variant < 6; ++variant)
             for (int desc = 0; desc < 2; ++desc) {
                 for (size_t i = 0; i < n; ++i) {
                     const double v = (double)((long)(i * 7919 % 2001) - 1000) / 8;
@@ -175,9 +176,11 @@ static void test_float_paths(clsort_ctx *ctx)
                         memcpy(keys + 4 * i, &f, 4);
                     }
                 }
-                static const uint64_t odd32[] = {0, 0x80000000u, 0x7fc00001u, 0xffc00000u};
+                static const uint64_t odd32[] = {0, 0x80000000u, 0x7fc00001u, 0xffc00000u,
+                                                 0x7f800000u, 0xff800000u};
                 static const uint64_t odd64[] = {0, (uint64_t)1 << 63, 0x7ff8000000000001u,
-                                                 0xfff8000000000000u};
+                                                 0xfff8000000000000u, 0x7ff0000000000000u,
+                                                 0xfff0000000000000u};
                 if (variant)
                     t_set_bits(type, keys, n / 3, wide ? odd64[variant] : odd32[variant]);
                 memcpy(want, keys, n * ks);
@@ -188,8 +191,23 @@ static void test_float_paths(clsort_ctx *ctx)
                          desc ? "desc" : "asc");
                 bad += !t_check_sorted(ctx, rc, what, 1, type, keys, want, n);
             }
+        /* One infinity repeated, few keys (vqsort's small-array path). */
+        for (int neg = 0; neg < 2; ++neg)
+            for (size_t m = 2; m <= 40; m += 3) {
+                for (size_t i = 0; i < m; ++i)
+                    t_set_bits(type, keys, i,
+                               wide ? (neg ? 0xfff0000000000000u : 0x7ff0000000000000u)
+                                    : (neg ? 0xff800000u : 0x7f800000u));
+                memcpy(want, keys, m * ks);
+                const int rc = clsort_sort(ctx, keys, m, type, CLSORT_AUTO, 0);
+                char what[96];
+                snprintf(what, sizeof what, "%s: %zu keys of %cinf", t_type_name(type), m,
+                         neg ? '-' : '+');
+                bad += !t_check_sorted(ctx, rc, what, 1, type, keys, want, m);
+            }
         t_ok(!bad, "host sort: %s finite with +0 (vqsort's float order), and with one -0, NaN, "
-                   "-NaN (the mapping), both ways", t_type_name(type));
+                   "-NaN, +inf, -inf (the mapping), both ways; 2..38 keys of one infinity",
+             t_type_name(type));
         free(keys);
         free(want);
     }
