@@ -61,6 +61,14 @@ unsigned clsort__topk_tile(const clsort_ctx *ctx, clsort_type type, size_t item_
     unsigned tile = TILE_MAX;
     while (tile > 2 && (uint64_t)tile * item > budget)
         tile >>= 1;
+    /* CLSORT_TOPK_TILE (experiments, read at each call): another tile, if it fits all of the
+     * local memory. */
+    const char *env = getenv("CLSORT_TOPK_TILE");
+    if (env && *env) {
+        const unsigned long v = strtoul(env, NULL, 10);
+        if (v >= 2 && v <= 65536 && !(v & (v - 1)) && v * item <= ctx->dev.local_mem)
+            tile = (unsigned)v;
+    }
     return tile;
 }
 

@@ -4,8 +4,9 @@
  * few-distinct keys), NaNs and -0.0 (the special keys), one row and many, rows longer than a tile
  * (several passes), k past the network's reach (the full sort), no values, values of 4 and 8
  * bytes, indices as uint32 and uint64; both shapes of the tile pass (one work-item a tile, and
- * work-groups of 16 with barriers: CLSORT_TOPK_WG); the _buffer form behind a wait list; every
- * error case, with the outputs untouched. */
+ * work-groups of 16 with barriers: CLSORT_TOPK_WG); tiny tiles (CLSORT_TOPK_TILE: many passes,
+ * many global levels); the _buffer form behind a wait list; every error case, with the outputs
+ * untouched. */
 #include "test_util.h"
 
 /* One reference entry: the key in (direction-adjusted) order space and its index. */
@@ -306,6 +307,18 @@ int main(void)
     run_case(CLSORT_F32, T_SPECIAL, 1, 3000, 5, 40, OUT_VALUES, 8, 0);
     run_case(CLSORT_U64, T_FEW, 0, 20000, 2, 300, OUT_INDEX, 4, 0);
     unsetenv("CLSORT_TOPK_WG");
+    /* Tiny tiles (CLSORT_TOPK_TILE): many passes of the network for k up to 32, and the full
+     * sort with many global levels above, on shapes the default tile takes in one pass. */
+    setenv("CLSORT_TOPK_TILE", "64", 1);
+    run_case(CLSORT_U32, T_RANDOM, 0, 5000, 3, 7, OUT_INDEX, 4, 0);
+    run_case(CLSORT_F32, T_FEW, 1, 3000, 2, 32, OUT_VALUES, 8, 0);
+    run_case(CLSORT_I64, T_SPECIAL, 0, 1000, 5, 33, OUT_INDEX, 8, 0);
+    run_case(CLSORT_F64, T_EQUAL, 1, 777, 3, 500, OUT_VALUES, 4, 0);
+    setenv("CLSORT_TOPK_WG", "8", 1);
+    run_case(CLSORT_U32, T_SPECIAL, 1, 2000, 4, 16, OUT_NONE, 0, 0);
+    run_case(CLSORT_I32, T_RANDOM, 0, 1500, 2, 100, OUT_INDEX, 4, 0);
+    unsetenv("CLSORT_TOPK_WG");
+    unsetenv("CLSORT_TOPK_TILE");
 
     /* The _buffer form behind a wait list. */
     run_case(CLSORT_U32, T_RANDOM, 0, 10000, 3, 16, OUT_INDEX, 4, 1);
