@@ -155,6 +155,17 @@ for S in 0 64K; do
         pass "a device failing mid-sort ${opt:-(no -S)}: exit 4, one line, input untouched, no stray files"
     else fail "a device failing mid-sort ${opt:-(no -S)}: exit 4 (got $rc: $(cat "$W/err")), input untouched, no stray files ($(ls -A "$W/f" | tr '\n' ' '))"; fi
 done
+# One device in the list (cpu:all with one PoCL device): its range is the input itself, no routing.
+"$REF" sort u32 12 0 <"$W/skew.bin" >"$W/ref.bin"
+ok=1
+for opt in "" "-S 64K" "-s"; do
+    POCL_DEVICES=pthread "$CLSORT" -d cpu:all $opt -R 12 -o "$W/m.bin" "$W/skew.bin" && cmp -s "$W/m.bin" "$W/ref.bin" || ok=0
+done
+POCL_DEVICES=pthread "$CLSORT" -d cpu:all -u -R 12 -o "$W/m.bin" "$W/equal.bin" && [ "$(wc -c <"$W/m.bin")" = 12 ] || ok=0
+"$REF" sort u32 4 0 <"$W/a.bin" >"$W/ref.bin"
+POCL_DEVICES=pthread "$CLSORT" -d cpu:all -S 64K -o "$W/m.bin" "$W/a.bin" && cmp -s "$W/m.bin" "$W/ref.bin" || ok=0
+if [ $ok = 1 ]; then pass "one device by key ranges: records, -S, -s, -u, keys alone"
+else fail "one device by key ranges: records, -S, -s, -u, keys alone"; fi
 # A read error in the middle of the input (the read is split over threads): exit 3, one line
 # naming the file, no output.
 rm -f "$W/x.bin"

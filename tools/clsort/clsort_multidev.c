@@ -285,6 +285,8 @@ typedef struct md_dev {
     size_t cap;                 /* records one device sort takes */
     unsigned char *src;         /* the range, routed: n records in input order (md_alloc_range) */
     int src_pinned;             /* src is clsort_host_alloc memory of ctx */
+    int src_is_input;           /* src is the input buffer itself (one device) */
+    unsigned char *alt_own;     /* alt when it is a buffer of its own (one device) */
     unsigned char *alt;         /* as many bytes at the range's place in the A buffer */
     size_t n;
     uint64_t out_off;           /* where the range starts in the output (without -u) */
@@ -745,6 +747,18 @@ static int md_alloc_range(md_dev *d, size_t R)
 static size_t md_route(md_job *j, const md_sample *split, unsigned char *A, size_t N)
 {
     const size_t nd = j->nd, R = j->ks.record_size;
+    if (nd == 1) {
+        /* One device (gpu:all on a host with one GPU): the input is its range, in place; the
+         * second buffer is only for gathers and merges. On the H200 routing 1 GiB to itself
+         * took 0.8 s. */
+        md_dev *const dv = &j->dev[0];
+        dv->n = N;
+        dv->out_off = 0;
+        dv->src = A;
+        dv->src_is_input = 1;
+        dv->alt = dv->alt_own = md_big_alloc(N * R, "a second buffer");
+        return dv->alt ? 1 : 0;
+    }
     size_t nt = md_cores();
     if (nt > 16)
         nt = 16;
@@ -1266,8 +1280,9 @@ done:
     for (size_t d = 0; dev && d < nd; ++d) {
         if (dev[d].src_pinned)
             clsort_host_free(dev[d].ctx, dev[d].src);
-        else
+        else if (!dev[d].src_is_input)
             free(dev[d].src);
+        free(dev[d].alt_own);
         clsort_destroy(dev[d].ctx);
     }
     if (sync_init) {
