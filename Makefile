@@ -58,7 +58,10 @@ DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev libhwy-
 DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
                python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev
 
-KERNELS   = kernels/common.cl kernels/rows.cl kernels/bitonic.cl kernels/oddeven_merge.cl kernels/transposition.cl \
+# The kernel parts; kernels/manifest.h says which programs concatenate which, in what order.
+KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
+            kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
+            kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl kernels/topk.cl
 LIB_SRCS  = $(wildcard host/*.c)
 LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)

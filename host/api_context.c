@@ -252,33 +252,31 @@ int clsort_list_devices(void (*fn)(const clsort_device_info *, int, void *), voi
 }
 
 static int param_slot(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
-                      size_t value_size, int *net, int *width, int *valkind)
+                      size_t value_size, clsort__variant *v)
 {
-    *net = clsort__network_index(algo);
-    *valkind = clsort__valkind_index(value_size);
-    if (!ctx || *net < 0 || *valkind < 0 || !clsort_type_size(type))
+    if (!ctx || clsort__variant_of(algo, type, value_size, v))
         return CLSORT_ERR_INVALID_ARG;
-    *width = clsort__width_index(type);
     return CLSORT_OK;
 }
 
 static int clsort_get_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
                       clsort_params *params)
 {
-    int net, width, valkind;
-    if (!params || param_slot(ctx, algo, type, value_size, &net, &width, &valkind))
+    clsort__variant v;
+    if (!params || param_slot(ctx, algo, type, value_size, &v))
         return CLSORT_ERR_INVALID_ARG;
-    *params = ctx->params[net][width][valkind];
+    *params = ctx->params[v.net][v.width][v.valkind];
     return CLSORT_OK;
 }
 
 static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
                       const clsort_params *params)
 {
-    int net, width, valkind;
-    if (!params || param_slot(ctx, algo, type, value_size, &net, &width, &valkind))
+    clsort__variant v;
+    if (!params || param_slot(ctx, algo, type, value_size, &v))
         return ctx ? clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: bad argument")
                    : CLSORT_ERR_INVALID_ARG;
+    const int net = v.net, width = v.width, valkind = v.valkind;
     if (!params->wg_size && !params->vec_step && !params->tile && !params->keys_per_item) {
         ctx->params[net][width][valkind] = ctx->configured[net][width][valkind];
         ctx->overridden[net][width][valkind] = 0;
@@ -292,7 +290,7 @@ static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clso
     p.tile = p.tile ? p.tile : c->tile;
     p.keys_per_item = p.keys_per_item ? p.keys_per_item : c->keys_per_item;
     char why[512];
-    if (clsort__check_params(&ctx->dev, net, width, valkind, &p, why, sizeof why))
+    if (clsort__check_params(&ctx->dev, &v, &p, why, sizeof why))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: %s", why);
     ctx->params[net][width][valkind] = p;
     ctx->overridden[net][width][valkind] = 1;
@@ -303,10 +301,10 @@ static int clsort_get_params_for_size_locked(clsort_ctx *ctx, clsort_algorithm a
                                              clsort_type type, size_t value_size, uint64_t n,
                                              clsort_params *params)
 {
-    int net, width, valkind;
-    if (!params || param_slot(ctx, algo, type, value_size, &net, &width, &valkind))
+    clsort__variant v;
+    if (!params || param_slot(ctx, algo, type, value_size, &v))
         return CLSORT_ERR_INVALID_ARG;
-    *params = *clsort__params_for(ctx, net, width, valkind, n);
+    *params = *clsort__params_for(ctx, &v, n);
     return CLSORT_OK;
 }
 

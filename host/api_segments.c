@@ -1,9 +1,13 @@
 /* api_segments.c - the public segmented sorts: argument checks, the host fallback for tiny
  * totals, transfers of the host range, and the split of the work: segments up to the tile size
- * go through the device passes of segments.c in one set of launches; larger ones (host variant)
- * are each as large as a normal sort, so they take the normal path, clsort_sort(_pairs). */
+ * go through the segmented passes in one set of launches (a segmented plan: plan.c, schedule.c,
+ * run.c, like every sort); larger ones (host variant) are each as large as a normal sort, so they
+ * take the normal path (api_sort.h), under the same hold of the context's lock. */
+#include "api_sort.h"
 #include "hostsort.h"
+#include "plan.h"
 #include "run.h"
+#include "schedule.h"
 #include "scratch.h"
 #include "segments.h"
 #include "transfer.h"
@@ -46,6 +50,22 @@ static clsort_algorithm seg_algo(clsort_algorithm algo)
     return algo == CLSORT_AUTO ? CLSORT_BITONIC : algo;
 }
 
+/* Enqueues the segmented sort of d on the device buffers after the wait list: its plan, its
+ * schedule, its run, as for every sort. */
+static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem keys, cl_mem vals,
+                            cl_mem offsets, cl_uint num_wait, const cl_event *wait,
+                            cl_event *done)
+{
+    clsort__plan plan;
+    clsort__plan_segments(ctx, d, &plan);
+    clsort__run run;
+    int rc = clsort__run_begin_segments(ctx, &plan, keys, vals, offsets, num_wait, wait, done,
+                                        &run);
+    if (rc == CLSORT_OK)
+        rc = clsort__schedule(&plan, clsort__run_step, &run);
+    return clsort__run_end(&run, rc);
+}
+
 /* Uploads [off[0], off[nseg]) and sorts its segments of 2..tile keys on the device, blocking;
  * writes the range back only when every launch succeeded. */
 static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *values,
@@ -77,24 +97,21 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     cl_int err = clEnqueueWriteBuffer(ctx->queue, ctx->scratch[3], CL_FALSE, 0,
                                       (nseg + 1) * sizeof *rel, rel, 0, NULL, NULL);
     CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "offsets");
-    clsort__seg_job job;
-    memset(&job, 0, sizeof job);
-    job.type = type;
-    job.value_size = values ? value_size : 0;
-    job.algo = seg_algo(algo);
-    job.flags = flags;
-    job.keys = ctx->scratch[0];
-    job.vals = values ? ctx->scratch[1] : NULL;
-    job.offsets = ctx->scratch[3];
-    job.nseg = nseg;
-    job.cap = total;
-    job.skip_large = 1;
-    job.large_max = large_max;
-    job.tiny_items = ntiny;
-    job.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
-    job.meta_slot = 2;
-    job.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
-    CLSORT__CHECK(clsort__seg_enqueue(ctx, &job));
+    clsort__seg_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = type;
+    d.value_size = values ? value_size : 0;
+    d.algo = seg_algo(algo);
+    d.flags = flags;
+    d.nseg = nseg;
+    d.cap = total;
+    d.max_len = large_max;
+    d.tiny_items = ntiny;
+    d.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
+    d.meta_slot = 2;
+    d.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
+    CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
+                                   ctx->scratch[3], 0, NULL, NULL));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "segmented sort kernels");
     CLSORT__CHECK(clsort__transfer_settle(ctx));
@@ -178,59 +195,72 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     return rc;
 }
 
-int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
-                         const uint64_t *offsets, size_t nseg, clsort_type type,
-                         clsort_algorithm algo, unsigned flags)
+/* The statistics so far, with the device time of the last sort's events. */
+static clsort_stats stats_now(clsort_ctx *ctx)
 {
-    if (!ctx)
-        return CLSORT_ERR_INVALID_ARG;
+    clsort_stats s = ctx->stats;
+    if (ctx->stat_last) {
+        clWaitForEvents(1, &ctx->stat_last);
+        s.device_ns = clsort__event_span_ns(ctx->stat_first, ctx->stat_last);
+    }
+    return s;
+}
+
+/* The host variant, all of it under one hold of the context's lock, so that no other thread's
+ * call on the context runs between its parts. */
+static int sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                const uint64_t *offsets, size_t nseg, clsort_type type,
+                                clsort_algorithm algo, unsigned flags)
+{
     const uint64_t t0 = clsort__now_ns();
-    pthread_mutex_lock(&ctx->lock);
     clsort__reset_stats(ctx);
     unsigned tile = 0;
     int rc = segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo, flags,
                              &tile);
-    clsort_stats sum = ctx->stats;
-    if (ctx->stat_last) {
-        clWaitForEvents(1, &ctx->stat_last);
-        sum.device_ns = clsort__event_span_ns(ctx->stat_first, ctx->stat_last);
-    }
-    pthread_mutex_unlock(&ctx->lock);
+    clsort_stats sum = stats_now(ctx);
     if (rc != CLSORT_OK || !tile) {
-        if (rc == CLSORT_OK || ctx->stats.launches) {
-            pthread_mutex_lock(&ctx->lock);
+        if (rc == CLSORT_OK || ctx->stats.launches)
             ctx->stats.total_ns = clsort__now_ns() - t0;
-            pthread_mutex_unlock(&ctx->lock);
-        }
         return rc;
     }
     /* Segments above the tile: each is a sort of its own, as fast as clsort_sort makes it (one
-     * segment covering everything is exactly clsort_sort). The public calls take the lock. */
+     * segment covering everything is exactly clsort_sort), through the same internal calls. */
     const size_t ks = clsort_type_size(type);
     unsigned char *k = keys, *v = values;
     for (size_t i = 0; i < nseg && rc == CLSORT_OK; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
         if (len <= tile)
             continue;
-        rc = v ? clsort_sort_pairs(ctx, k + offsets[i] * ks, v + offsets[i] * value_size,
-                                   value_size, len, type, algo, flags)
-               : clsort_sort(ctx, k + offsets[i] * ks, len, type, algo,
-                             flags & ~CLSORT_STABLE);
-        clsort_stats one;
-        if (rc == CLSORT_OK && clsort_get_stats(ctx, &one) == CLSORT_OK) {
+        rc = v ? clsort__sort_pairs_locked(ctx, k + offsets[i] * ks, v + offsets[i] * value_size,
+                                           value_size, len, type, algo, flags)
+               : clsort__sort_locked(ctx, k + offsets[i] * ks, len, type, algo,
+                                     flags & ~CLSORT_STABLE);
+        if (rc == CLSORT_OK) {
+            const clsort_stats one = stats_now(ctx);
             sum.launches += one.launches;
             sum.global_passes += one.global_passes;
             sum.device_ns += one.device_ns;
             sum.host_fallback |= one.host_fallback;
         }
     }
-    pthread_mutex_lock(&ctx->lock);
     if (rc == CLSORT_OK) {
         clsort__reset_stats(ctx);
         ctx->stats = sum;
         ctx->stats.algorithm = seg_algo(algo);
     }
     ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}
+
+int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                         const uint64_t *offsets, size_t nseg, clsort_type type,
+                         clsort_algorithm algo, unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = sort_segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo,
+                                        flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -290,25 +320,20 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
         }
         return CLSORT_OK;
     }
-    clsort__seg_job job;
-    memset(&job, 0, sizeof job);
-    job.type = type;
-    job.value_size = vs;
-    job.algo = seg_algo(algo);
-    job.flags = flags;
-    job.keys = keys;
-    job.vals = values;
-    job.offsets = offsets;
-    job.nseg = nseg;
-    job.cap = cap;
-    job.tiny_items = nseg;
-    job.groups = clsort__seg_default_groups(ctx, nseg);
-    job.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
-    job.gpos_slot = 2;
-    job.num_wait = num_wait;
-    job.wait = wait;
-    job.done = done;
-    return clsort__seg_enqueue(ctx, &job);
+    clsort__seg_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = type;
+    d.value_size = vs;
+    d.algo = seg_algo(algo);
+    d.flags = flags;
+    d.nseg = nseg;
+    d.cap = cap;
+    d.max_len = 0; /* every length: nothing is sorted elsewhere */
+    d.tiny_items = nseg;
+    d.groups = clsort__seg_default_groups(ctx, nseg);
+    d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
+    d.gpos_slot = 2;
+    return enqueue_segments(ctx, &d, keys, values, offsets, num_wait, wait, done);
 }
 
 int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,

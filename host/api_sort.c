@@ -1,6 +1,8 @@
 /* api_sort.c - the public sort calls: argument checks, the host fallback for small inputs,
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
+#include "api_sort.h"
 #include "hostsort.h"
+#include "kernels.h"
 #include "params.h"
 #include "parcopy.h"
 #include "plan.h"
@@ -64,7 +66,7 @@ static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_
     clsort__run run;
     int rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
-        rc = clsort__schedule(plan.net, plan.n, plan.params, clsort__run_step, &run);
+        rc = clsort__schedule(&plan, clsort__run_step, &run);
     return clsort__run_end(&run, rc);
 }
 
@@ -138,7 +140,7 @@ static int first_pass_on_chunk(void *user, size_t first, size_t count, const cl_
         arrays = count / plan->n;
     } else {
         /* Only the last chunk may be shorter: scale the step to its tiles. */
-        int rc = clsort__schedule_first_step(plan->net, plan->n, plan->params, count, &step);
+        int rc = clsort__schedule_first_step(plan, count, &step);
         if (rc != CLSORT_OK)
             return clsort__fail(cp->run->ctx, rc, "internal: no first step for a chunk");
     }
@@ -172,22 +174,21 @@ static int upload_and_sort(clsort_ctx *ctx, const void *keys, const void *values
                              : 0;
     if (rc == CLSORT_OK && chunk) {
         chunk_pass cp = {&run, {0}, &plan, count > 1};
-        rc = clsort__schedule_first_step(plan.net, n, plan.params, count > 1 ? n : chunk,
-                                         &cp.step);
+        rc = clsort__schedule_first_step(&plan, count > 1 ? n : chunk, &cp.step);
         if (rc != CLSORT_OK)
             rc = clsort__fail(ctx, rc, "internal: no first step");
         if (rc == CLSORT_OK)
             rc = clsort__upload_overlapped(ctx, parts, nparts, total, chunk, first_pass_on_chunk,
                                            &cp);
         if (rc == CLSORT_OK)
-            rc = clsort__schedule_rest(plan.net, plan.n, plan.params, clsort__run_step, &run);
+            rc = clsort__schedule_rest(&plan, clsort__run_step, &run);
         clsort__trace(ctx, "overlapped upload: chunks of %zu elements", chunk);
     } else if (rc == CLSORT_OK) {
         rc = clsort__upload(ctx, ctx->scratch[0], 0, keys, total * clsort_type_size(type));
         if (rc == CLSORT_OK && values)
             rc = clsort__upload(ctx, ctx->scratch[1], 0, values, total * value_size);
         if (rc == CLSORT_OK && !plan.empty)
-            rc = clsort__schedule(plan.net, plan.n, plan.params, clsort__run_step, &run);
+            rc = clsort__schedule(&plan, clsort__run_step, &run);
     }
     return clsort__run_end(&run, rc);
 }
@@ -264,7 +265,7 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
     return rc;
 }
 
-static int clsort_sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
+int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
                 unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort", keys != NULL, n, type, algo, flags, 0, 0, 0);
@@ -333,7 +334,7 @@ static int stable_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_
     return rc;
 }
 
-static int clsort_sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
                       clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_pairs", keys != NULL, n, type, algo, flags, value_size,
@@ -418,7 +419,7 @@ static int make_kernel(const clsort__step *step, void *user)
     prep_kernels *pk = user;
     cl_kernel k;
     size_t wg;
-    return clsort__get_kernel(pk->ctx, pk->prog, step->kernel, &k, &wg);
+    return clsort__get_kernel(pk->ctx, pk->prog, clsort__kernels[step->kernel].name, &k, &wg);
 }
 
 /* The program and kernels a sort of n keys with algo (AUTO or not) would use. */
@@ -430,9 +431,9 @@ static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_al
     if (plan.empty)
         return CLSORT_OK;
     prep_kernels pk = {ctx, NULL};
-    int rc = clsort__get_program(ctx, plan.net, plan.index_bits, plan.options, &pk.prog);
+    int rc = clsort__get_program(ctx, plan.program, plan.index_bits, plan.options, &pk.prog);
     if (rc == CLSORT_OK)
-        rc = clsort__schedule(plan.net, plan.n, plan.params, make_kernel, &pk);
+        rc = clsort__schedule(&plan, make_kernel, &pk);
     return rc;
 }
 
@@ -534,7 +535,7 @@ static int warm_up(clsort_ctx *ctx, size_t n, clsort_type type, size_t vs, clsor
     int rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], vs ? ctx->scratch[1] : NULL, 0, NULL,
                                NULL, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
-        rc = clsort__schedule(plan.net, plan.n, plan.params, first_launch_only, &fl);
+        rc = clsort__schedule(&plan, first_launch_only, &fl);
     rc = clsort__run_end(&run, rc);
     const cl_int err = clFinish(ctx->queue);
     if (rc == CLSORT_OK && err != CL_SUCCESS)
@@ -625,7 +626,7 @@ int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_sort_locked(ctx, keys, n, type, algo, flags);
+    const int rc = clsort__sort_locked(ctx, keys, n, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -636,7 +637,7 @@ int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_si
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_sort_pairs_locked(ctx, keys, values, value_size, n, type, algo, flags);
+    const int rc = clsort__sort_pairs_locked(ctx, keys, values, value_size, n, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

@@ -118,7 +118,8 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
     for (int net = 0; net < CLSORT__NETWORKS; ++net)
         for (int w = 0; w < CLSORT__WIDTHS; ++w)
             for (int v = 0; v < CLSORT__VALKINDS; ++v)
-                clsort__default_params(dev, net, w, v, &out->params[net][w][v]);
+                clsort__default_params(dev, &(clsort__variant){(clsort__network)net, w, v},
+                                       &out->params[net][w][v]);
     memset(out->nranges, 0, sizeof out->nranges);
     /* No rules: AUTO runs bitonic, the fastest network at every size measured so far on PoCL
      * and on NVIDIA GPUs (docs/tuning.md). */
@@ -344,7 +345,8 @@ static int section_params(parse_state *st, int net, int w, int v, int r, const c
     char why[512], range[32] = "";
     if (r)
         snprintf(range, sizeof range, "@%llu", (unsigned long long)st->range_max[net][w][v][r]);
-    if (clsort__check_params(st->dev, net, w, v, &p, why, sizeof why) != CLSORT_OK) {
+    if (clsort__check_params(st->dev, &(clsort__variant){(clsort__network)net, w, v}, &p, why,
+                             sizeof why) != CLSORT_OK) {
         problem(st, "[%s.%d.%s%s] out of range for this device (%s); using the default "
                     "parameters for it",
                 clsort_algorithm_name((clsort_algorithm)(net + 1)), w ? 64 : 32, valkind_names[v],

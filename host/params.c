@@ -1,6 +1,9 @@
-/* params.c - kernel parameters: built-in defaults derived from the device's limits, the checks
- * every value passes before use, and the one function that turns them into -D build options. */
+/* params.c - the variant of a sort and its kernel parameters: built-in defaults derived from the
+ * device's limits, the checks every value passes before use, and the one function that turns a
+ * plan into -D build options. */
 #include "params.h"
+
+#include "kernels.h"
 
 #include <string.h>
 
@@ -28,20 +31,43 @@ int clsort__valkind_index(size_t value_size)
     return value_size == 0 ? 0 : value_size == 4 ? 1 : value_size == 8 ? 2 : -1;
 }
 
-static size_t elem_bytes(int width, int valkind)
+unsigned clsort__key_bits(const clsort__variant *v)
 {
-    return (width ? 8u : 4u) + (valkind == 0 ? 0u : valkind == 1 ? 4u : 8u);
+    return v->width ? 64u : 32u;
 }
 
-size_t clsort__local_bytes(int net, int width, int valkind, const clsort_params *p)
+unsigned clsort__val_bytes(const clsort__variant *v)
+{
+    return 4u * (unsigned)v->valkind; /* the inverse of clsort__valkind_index */
+}
+
+int clsort__variant_of(clsort_algorithm algo, clsort_type type, size_t value_size,
+                       clsort__variant *out)
+{
+    const int net = clsort__network_index(algo), valkind = clsort__valkind_index(value_size);
+    if (net < 0 || valkind < 0 || !clsort_type_size(type))
+        return -1;
+    out->net = (clsort__network)net;
+    out->width = clsort__width_index(type);
+    out->valkind = valkind;
+    return 0;
+}
+
+static size_t elem_bytes(const clsort__variant *v)
+{
+    return clsort__key_bits(v) / 8 + clsort__val_bytes(v);
+}
+
+size_t clsort__local_bytes(const clsort__variant *v, const clsort_params *p)
 {
     /* One tile, padded by one slot per 32 against bank conflicts (bitonic's tile passes, and
      * oem_finish_tile, which runs on the same machinery; oem_sort_tile needs no more). */
-    const size_t tile_need = ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind);
+    const size_t tile_need = ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(v);
     /* Bitonic's wide global passes (bitonic_wide) hold a virtual tile of TILE keys, padded the
      * same way; kept as its own term so that the two kernels' needs can change apart. */
-    const size_t wide_need = net == 0 && p->tile > 32
-                                 ? ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(width, valkind)
+    const size_t wide_need = v->net == CLSORT__NET_BITONIC &&
+                                     clsort__kernel_built(CLSORT__K_bitonic_wide, p)
+                                 ? ((size_t)p->tile + p->tile / 32 + 1) * elem_bytes(v)
                                  : 0;
     return tile_need > wide_need ? tile_need : wide_need;
 }
@@ -51,19 +77,19 @@ static int is_pow2(unsigned x)
     return x && !(x & (x - 1));
 }
 
-void clsort__default_params(const clsort__device *dev, int net, int width, int valkind,
+void clsort__default_params(const clsort__device *dev, const clsort__variant *v,
                             clsort_params *out)
 {
     const int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
     clsort_params p;
     p.vec_step = 1;
-    p.keys_per_item = (width == 0 && valkind == 0) ? 16 : 8;
+    p.keys_per_item = (v->width == 0 && v->valkind == 0) ? 16 : 8;
     /* Largest tile that leaves room for two work-groups per compute unit on a GPU (local memory
      * is the limit there); on a CPU "local" memory is ordinary memory, and 4096 keys keep a
      * work-group's tile in the core's L2. */
     const cl_ulong budget = gpu ? dev->local_mem / 2 : dev->local_mem;
     p.tile = 4096;
-    while (p.tile > 2 && clsort__local_bytes(net, width, valkind, &p) > budget)
+    while (p.tile > 2 && clsort__local_bytes(v, &p) > budget)
         p.tile >>= 1;
     /* The bitonic tile passes keep TILE / WG_SIZE keys per work-item in registers: 16 keys
      * (four fused levels per trip through local memory) on GPUs; on a CPU PoCL runs the
@@ -74,7 +100,7 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
     p.wg_size = p.tile / per_item ? p.tile / per_item : 1;
     while (p.wg_size > dev->max_wg)
         p.wg_size >>= 1;
-    if (!gpu && net == 0) {
+    if (!gpu && v->net == CLSORT__NET_BITONIC) {
         /* On PoCL a tile pass that goes through local memory saves and restores every
          * work-item's registers at each barrier, and per-key bounds checks, 32-bit indices and
          * strided single-key accesses keep it from vectorising. What runs fast there: 16-key
@@ -89,7 +115,7 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
         p.vec_step = 16;
         p.keys_per_item = 4;
     }
-    if (!gpu && net == 2) {
+    if (!gpu && v->net == CLSORT__NET_TRANSPOSITION) {
         /* Transposition on PoCL: 32-key solo tiles too. More rounds (n / 32), but each round is
          * two cheap passes, and the program builds in a fraction of the time the 4096-key
          * tiles with a barrier per step take (docs/perf.md). */
@@ -101,7 +127,7 @@ void clsort__default_params(const clsort__device *dev, int net, int width, int v
     *out = p;
 }
 
-int clsort__check_params(const clsort__device *dev, int net, int width, int valkind,
+int clsort__check_params(const clsort__device *dev, const clsort__variant *v,
                          const clsort_params *p, char *why, size_t why_size)
 {
     if (!is_pow2(p->tile) || p->tile < 2 || p->tile > 65536) {
@@ -127,7 +153,7 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
      * work-item; a larger one is shared so that each work-item holds 2 to 32 keys, a power of
      * two (the register networks work on 2^LOCAL_LOG slots: with 1024 / 48 = 21 keys a
      * work-item, some keys would never be compared). */
-    if (net != 1 && p->tile > 32 &&
+    if (v->net != CLSORT__NET_ODD_EVEN_MERGE && !clsort__solo_tile(p) &&
         (p->tile / p->wg_size < 2 || p->tile / p->wg_size > 32 || !is_pow2(p->wg_size))) {
         snprintf(why, why_size,
                  "tile / wg_size = %u / %u: tiles above 32 keys need 2 to 32 keys per "
@@ -135,7 +161,7 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
                  p->tile, p->wg_size);
         return CLSORT_ERR_INVALID_ARG;
     }
-    const size_t need = clsort__local_bytes(net, width, valkind, p);
+    const size_t need = clsort__local_bytes(v, p);
     if (need > dev->local_mem) {
         snprintf(why, why_size,
                  "tile %u needs %zu bytes of local memory, more than the device's %llu "
@@ -146,12 +172,22 @@ int clsort__check_params(const clsort__device *dev, int net, int width, int valk
     return CLSORT_OK;
 }
 
-void clsort__build_options(int net, int width, int valkind, int index_bits,
-                           const clsort_params *p, char *out, size_t out_size)
+void clsort__build_options(clsort__plan *plan)
 {
-    snprintf(out, out_size,
-             "-DCLSORT_NET=%d -DKEY_BITS=%d -DVAL_BYTES=%d -DINDEX_BITS=%d -DWG_SIZE=%u "
+    const clsort__variant *v = &plan->var;
+    if (plan->program == CLSORT__PROGRAM_SEGMENTED) {
+        const clsort__seg_plan *sg = &plan->seg;
+        snprintf(plan->options, sizeof plan->options,
+                 "-DCLSORT_SEG=1 -DSEG_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DSEG_TILE=%u "
+                 "-DSEG_WG=%u -DSEG_STABLE=%d -DSEG_TINY_LOG=%u",
+                 (int)v->net, clsort__key_bits(v), clsort__val_bytes(v), sg->tile, sg->wg,
+                 sg->stable, sg->tiny_log);
+        return;
+    }
+    const clsort_params *p = plan->params;
+    snprintf(plan->options, sizeof plan->options,
+             "-DCLSORT_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DWG_SIZE=%u "
              "-DVEC_STEP=%u -DTILE=%u -DKEYS_PER_ITEM=%u",
-             net, width ? 64 : 32, valkind == 0 ? 0 : valkind == 1 ? 4 : 8, index_bits,
+             (int)v->net, clsort__key_bits(v), clsort__val_bytes(v), plan->index_bits,
              p->wg_size, p->vec_step, p->tile, p->keys_per_item);
 }

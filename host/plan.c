@@ -1,12 +1,21 @@
 /* plan.c - how one sort runs, decided before anything is enqueued: the network AUTO picks, the
- * parameter slot, the index width, the key transform and the program's build
- * options. The API hands the plan to run.c and the schedule. */
+ * variant and its parameters (or the segmented sort's shape), the index width, the key transform
+ * and the program's build options. The API hands the plan to run.c and the schedule. */
 #include "plan.h"
 
 #include "params.h"
 #include "schedule.h"
+#include "segments.h"
 
 #include <string.h>
+
+/* The key transform of the kernels (common.cl): 1 signed, 2 float, 4 descending. */
+static cl_uint key_transform(clsort_type type, unsigned flags)
+{
+    return (type == CLSORT_I32 || type == CLSORT_I64 ? 1u : 0u) |
+           (type == CLSORT_F32 || type == CLSORT_F64 ? 2u : 0u) |
+           (flags & CLSORT_DESCENDING ? 4u : 0u);
+}
 
 clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n)
 {
@@ -16,9 +25,10 @@ clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n)
     return CLSORT_BITONIC;
 }
 
-const clsort_params *clsort__params_for(const clsort_ctx *ctx, int net, int width, int valkind,
+const clsort_params *clsort__params_for(const clsort_ctx *ctx, const clsort__variant *v,
                                         uint64_t n)
 {
+    const int net = v->net, width = v->width, valkind = v->valkind;
     if (!ctx->overridden[net][width][valkind])
         for (int i = 0; i < ctx->nranges[net][width][valkind]; ++i)
             if (n <= ctx->ranges[net][width][valkind][i].max_n)
@@ -38,10 +48,10 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
     plan->type = type;
     plan->value_size = value_size;
     plan->algo = algo;
-    plan->net = clsort__network_index(algo);
-    plan->width = clsort__width_index(type);
-    plan->valkind = clsort__valkind_index(value_size);
-    const clsort_params *p = clsort__params_for(ctx, plan->net, plan->width, plan->valkind, n);
+    /* The API checked algo, type and value_size. */
+    (void)clsort__variant_of(algo, type, value_size, &plan->var);
+    plan->program = (clsort__program_id)plan->var.net; /* a network's program has its number */
+    const clsort_params *p = clsort__params_for(ctx, &plan->var, n);
     plan->params = p;
     /* 32-bit indices are cheaper on GPUs; safe while every position, every batch offset and
      * every wrapped window start stays apart from the real positions below 2^31. On CPUs they
@@ -52,12 +62,43 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
                         n * count <= ((uint64_t)1 << 31))
                            ? 32
                            : 64;
-    plan->xf = (type == CLSORT_I32 || type == CLSORT_I64 ? 1u : 0u) |
-               (type == CLSORT_F32 || type == CLSORT_F64 ? 2u : 0u) |
-               (flags & CLSORT_DESCENDING ? 4u : 0u);
+    plan->xf = key_transform(type, flags);
     plan->empty = n < 2 || count == 0;
     if (plan->empty)
         return;
-    clsort__build_options(plan->net, plan->width, plan->valkind, plan->index_bits, p,
-                          plan->options, sizeof plan->options);
+    clsort__build_options(plan);
+}
+
+void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
+                           clsort__plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    const int stable = (desc->flags & CLSORT_STABLE) && desc->value_size;
+    plan->program = CLSORT__PROGRAM_SEGMENTED;
+    (void)clsort__variant_of(desc->algo, desc->type, desc->value_size, &plan->var);
+    plan->n = desc->cap;
+    plan->count = 1;
+    plan->type = desc->type;
+    plan->value_size = desc->value_size;
+    plan->algo = desc->algo;
+    plan->index_bits = 64;
+    plan->xf = key_transform(desc->type, desc->flags);
+    clsort__seg_plan *sg = &plan->seg;
+    sg->nseg = desc->nseg;
+    sg->cap = desc->cap;
+    sg->tile = clsort__seg_tile(ctx, desc->type, desc->value_size, stable);
+    sg->wg = clsort__seg_wg(ctx, sg->tile);
+    const unsigned tiny = clsort__seg_tiny(ctx);
+    sg->tiny_log = tiny == 128 ? 7 : tiny == 64 ? 6 : 5;
+    sg->stable = stable;
+    sg->max_len = desc->max_len ? desc->max_len : (uint64_t)1 << 31;
+    sg->tiny_items = desc->tiny_items;
+    sg->groups = desc->groups;
+    sg->meta_slot = desc->meta_slot;
+    sg->gpos_slot = desc->gpos_slot;
+    /* Stable pairs need a position per key in global memory once a segment is longer than the
+     * tile and the group pass sorts it there. */
+    sg->need_gpos = stable && sg->groups && sg->max_len > sg->tile;
+    plan->empty = desc->nseg == 0;
+    clsort__build_options(plan);
 }

@@ -1,5 +1,6 @@
-/* plan.h - deciding how one sort runs (plan.c): AUTO, the parameter slot, the index width, the
- * key transform and the build options, from the context's configuration. */
+/* plan.h - deciding how one sort runs (plan.c): AUTO, the variant and its parameters, the index
+ * width, the key transform and the build options, from the context's configuration; for a
+ * network's sort of `count` arrays or for a segmented sort. */
 #ifndef CLSORT_PLAN_H
 #define CLSORT_PLAN_H
 
@@ -8,14 +9,29 @@
 
 /* The network AUTO picks for n keys (ctx->auto_rules; bitonic past the last rule). */
 clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n);
-/* The parameters of slot (net, width, valkind) for inputs of n keys: the config's size range
- * that covers n, else the slot's parameters for all larger inputs; clsort_set_params overrides
- * both. */
-const clsort_params *clsort__params_for(const clsort_ctx *ctx, int net, int width, int valkind,
+/* The parameters of variant v for inputs of n keys: the config's size range that covers n, else
+ * the slot's parameters for all larger inputs; clsort_set_params overrides both. */
+const clsort_params *clsort__params_for(const clsort_ctx *ctx, const clsort__variant *v,
                                         uint64_t n);
 /* Fills plan for sorting `count` arrays of n keys (value_size 0: keys alone). */
 void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
                        clsort_algorithm algo, unsigned flags, size_t value_size,
                        clsort__plan *plan);
+
+/* What a segmented sort's plan is made from (the API's side of it). */
+typedef struct clsort__seg_desc {
+    clsort_type type;
+    size_t value_size;          /* 0: keys alone */
+    clsort_algorithm algo;      /* an explicit network (AUTO resolved by the caller) */
+    unsigned flags;             /* CLSORT_DESCENDING, CLSORT_STABLE */
+    uint64_t nseg, cap;         /* segments, and the elements the buffers hold */
+    uint64_t max_len;           /* the longest segment sorted here; 0: every length */
+    uint64_t tiny_items;        /* upper bound on the tiny segments, 0: none */
+    uint64_t groups;            /* work-groups for the group pass, 0: none */
+    int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
+} clsort__seg_desc;
+/* Fills plan for the segmented sort of desc (kernels/segmented.cl, schedule.c). */
+void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
+                           clsort__plan *plan);
 
 #endif /* CLSORT_PLAN_H */

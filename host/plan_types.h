@@ -1,38 +1,122 @@
-/* plan_types.h - what the planning layer hands to the execution layer: the plan of one sort
- * (plan.c) and the steps of its schedule (schedule.c), which run.c turns into launches. Types
- * only, so that execution can take them without reaching up to the modules that make them. */
+/* plan_types.h - what the planning layer hands to the execution layer: the variant of a sort,
+ * the plan of one sort (plan.c) and the steps of its schedule (schedule.c), which run.c turns into
+ * launches; and the kernel manifest (kernels/manifest.h) as C identifiers. Types only, so that
+ * execution can take them without reaching up to the modules that make them. */
 #ifndef CLSORT_PLAN_TYPES_H
 #define CLSORT_PLAN_TYPES_H
 
 #include "clsort.h"
 
+#include "../kernels/manifest.h"
+
 #include <stdint.h>
 
-/* One launch of the schedule: kernel name, work-items in dimension 0, the kernel's extra
- * arguments after (keys, [vals,] n, xf), and whether it reads and writes every key once. */
+/* The programs of the manifest: CLSORT__PROGRAM_BITONIC, _ODD_EVEN_MERGE, _TRANSPOSITION (the
+ * networks, in this order) and _SEGMENTED. */
+typedef enum clsort__program_id {
+#define CLSORT__X(name, parts) CLSORT__PROGRAM_##name,
+    CLSORT_PROGRAMS(CLSORT__X)
+#undef CLSORT__X
+    CLSORT__NPROGRAMS
+} clsort__program_id;
+
+/* The kernels of the manifest, CLSORT__K_<name>: a schedule that names a kernel the manifest
+ * lacks does not compile. */
+typedef enum clsort__kernel_id {
+#define CLSORT__X(name, programs, args, shape, when) CLSORT__K_##name,
+    CLSORT_KERNELS(CLSORT__X)
+#undef CLSORT__X
+    CLSORT__NKERNELS
+} clsort__kernel_id;
+
+/* A kernel's argument list (CLSORT_ARGS_* in the manifest). */
+typedef enum clsort__args_kind {
+    CLSORT__ARGS_SORT1,
+    CLSORT__ARGS_SORT2,
+    CLSORT__ARGS_SEG_BIN,
+    CLSORT__ARGS_SEG_TINY,
+    CLSORT__ARGS_SEG_GROUP
+} clsort__args_kind;
+
+/* A kernel's launch shape (CLSORT_SHAPE_* in the manifest). */
+typedef enum clsort__shape {
+    CLSORT__SHAPE_TILE,     /* exactly WG_SIZE work-items a group; a work-item a solo tile */
+    CLSORT__SHAPE_GROUP,    /* exactly WG_SIZE work-items a group, a group a tile */
+    CLSORT__SHAPE_GLOBAL,   /* any group size: 256 or what the kernel allows */
+    CLSORT__SHAPE_SEG_ITEM, /* any group size: 64 or what the kernel allows */
+    CLSORT__SHAPE_SEG_GROUP /* exactly SEG_WG work-items a group */
+} clsort__shape;
+
+/* One row of the manifest's kernel table (host/kernels.c). */
+typedef struct clsort__kernel_info {
+    const char *name;
+    unsigned programs;      /* CLSORT_IN_* bits: 1 << clsort__program_id */
+    clsort__args_kind args;
+    clsort__shape shape;
+} clsort__kernel_info;
+
+/* The three sorting networks; a network's program is the clsort__program_id of the same
+ * number. */
+typedef enum clsort__network {
+    CLSORT__NET_BITONIC,
+    CLSORT__NET_ODD_EVEN_MERGE,
+    CLSORT__NET_TRANSPOSITION
+} clsort__network;
+
+/* Which variant of the kernels a sort needs: its network, key width and value kind. width and
+ * valkind are also the slot indices of the context's parameter tables (core.h: CLSORT__WIDTHS,
+ * CLSORT__VALKINDS); params.h turns them into bits and bytes (clsort__key_bits,
+ * clsort__val_bytes). */
+typedef struct clsort__variant {
+    clsort__network net;
+    int width;              /* 0: 32-bit keys, 1: 64-bit keys */
+    int valkind;            /* 0: keys alone, 1: 4-byte values, 2: 8-byte values */
+} clsort__variant;
+
+/* One step of a schedule: a kernel launch (CLSORT__OP_LAUNCH) with its work-items in dimension 0
+ * and its step arguments (the uints of its argument list), or the zeroing of the segmented sort's
+ * bin counters (CLSORT__OP_ZERO_COUNTERS). */
+typedef enum clsort__op { CLSORT__OP_LAUNCH, CLSORT__OP_ZERO_COUNTERS } clsort__op;
 typedef struct clsort__step {
-    const char *kernel;
+    clsort__kernel_id kernel;
     uint64_t items;         /* global work-items (dimension 0), before rounding to the group */
-    int tile_kernel;        /* 1: runs with exactly WG_SIZE work-items per group */
     cl_uint args[2];
     int nargs;
-    int global_pass;
+    clsort__op op;
 } clsort__step;
 
 /* Receives the steps of a schedule in order; a status other than CLSORT_OK stops it. */
 typedef int (*clsort__emit_fn)(const clsort__step *step, void *user);
 
-/* Everything decided about one sort of `count` arrays of n keys before anything is enqueued. */
+/* The segmented sort's part of a plan (clsort__plan_segments): segment bounds are the offsets
+ * clamped to [off[0], min(off[nseg], cap)) (docs/kernels.md). */
+typedef struct clsort__seg_plan {
+    uint64_t nseg, cap;
+    unsigned tile;              /* SEG_TILE: keys one work-group sorts in local memory */
+    unsigned wg;                /* SEG_WG: work-items of seg_sort_group */
+    unsigned tiny_log;          /* SEG_TINY_LOG: segments up to 2^tiny_log keys, one a work-item */
+    int stable;                 /* SEG_STABLE: pairs whose equal keys keep their order */
+    uint64_t max_len;           /* the longest segment sorted here (longer: sorted elsewhere) */
+    uint64_t tiny_items;        /* upper bound on the tiny segments (work-items), 0: none */
+    uint64_t groups;            /* work-groups for the group pass, 0: none */
+    int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
+    int need_gpos;              /* stable pairs with segments above the tile: global positions */
+} clsort__seg_plan;
+
+/* Everything decided about one sort before anything is enqueued: `count` arrays of n keys for a
+ * network program, or nseg segments for the segmented program. */
 typedef struct clsort__plan {
+    clsort__program_id program;
+    clsort__variant var;
     uint64_t n, count;
     clsort_type type;
     size_t value_size;              /* 0: keys alone */
     clsort_algorithm algo;          /* AUTO already resolved */
-    int net, width, valkind;        /* the parameter slot (params.h) */
-    const clsort_params *params;    /* the context's parameters of that slot */
+    const clsort_params *params;    /* network programs: the context's parameters of the slot */
+    clsort__seg_plan seg;           /* CLSORT__PROGRAM_SEGMENTED */
     int index_bits;                 /* 32 or 64: the width of idx_t in the kernels */
     cl_uint xf;                     /* key transform: 1 signed, 2 float, 4 descending */
-    int empty;                      /* n < 2 or count == 0: nothing to launch */
+    int empty;                      /* nothing to launch */
     char options[1024];             /* the -D build options of the program (params.c) */
 } clsort__plan;
 

@@ -1,4 +1,5 @@
-/* program.c - builds a network's program for given parameters, keeps it in a per-context
+/* program.c - builds a program of the manifest (kernels/manifest.h: its parts in order) for given
+ * parameters, keeps it in a per-context
  * in-memory cache keyed by the build options, and hands out its kernels. The disk cache
  * (cache.c) sits under this: a hit there skips the compiler. */
 #include "program.h"
@@ -9,52 +10,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Embedded at build time from the kernels/ sources by mk/embed.c. */
-extern const char clsort__src_common[], clsort__src_rows[], clsort__src_bitonic[],
-    clsort__src_oddeven_merge[], clsort__src_transposition[], clsort__src_segmented[];
-extern const size_t clsort__src_common_len, clsort__src_rows_len, clsort__src_bitonic_len,
-    clsort__src_oddeven_merge_len, clsort__src_transposition_len, clsort__src_segmented_len;
+/* Embedded at build time from the kernels/ sources by mk/embed.c: clsort__src_<base> and its
+ * length for every part that kernels/manifest.h names. */
+#define CLSORT__PART(base)                  \
+    extern const char clsort__src_##base[]; \
+    extern const size_t clsort__src_##base##_len;
+#define CLSORT__X(name, parts) parts(CLSORT__PART)
+CLSORT_PROGRAMS(CLSORT__X)
+#undef CLSORT__X
+#undef CLSORT__PART
 
-#define MAX_PARTS 4
-
-char *clsort__network_source(int net, size_t *len)
+char *clsort__program_source(clsort__program_id program, size_t *len)
 {
-    /* common.cl first; the transposition network reuses bitonic_merge_tile, the odd-even merge
-     * bitonic.cl's tile machinery (CLSORT_NET selects what each file compiles), and bitonic.cl
-     * needs rows.cl (the CPU shapes' vector rows). The files' own #include lines are skipped by
-     * their guards once the pieces are concatenated. */
-    const char *parts[MAX_PARTS] = {clsort__src_common, NULL, NULL, NULL};
-    size_t lens[MAX_PARTS] = {clsort__src_common_len, 0, 0, 0};
-    if (net == 0 || net == 1 || net == 2) {
-        parts[1] = clsort__src_rows;
-        lens[1] = clsort__src_rows_len;
-        parts[2] = clsort__src_bitonic;
-        lens[2] = clsort__src_bitonic_len;
-    }
-    if (net == 1) {
-        parts[3] = clsort__src_oddeven_merge;
-        lens[3] = clsort__src_oddeven_merge_len;
-    }
-    if (net == 2) {
-        parts[3] = clsort__src_transposition;
-        lens[3] = clsort__src_transposition_len;
-    }
-    if (net == CLSORT__NET_SEGMENTED) { /* segmented.cl holds all three networks' levels */
-        parts[1] = clsort__src_segmented;
-        lens[1] = clsort__src_segmented_len;
+    /* The parts of each program in the manifest's order (CLSORT_PARTS_*), one newline after
+     * each. (The lengths are not constant expressions: their addresses are.) */
+    typedef struct part {
+        const char *src;
+        const size_t *len;
+    } part;
+#define CLSORT__PART(base) {clsort__src_##base, &clsort__src_##base##_len},
+#define CLSORT__X(name, parts) static const part name##_parts[] = {parts(CLSORT__PART)};
+    CLSORT_PROGRAMS(CLSORT__X)
+#undef CLSORT__X
+#undef CLSORT__PART
+    const part *parts = NULL;
+    size_t nparts = 0;
+    switch (program) {
+#define CLSORT__X(name, p)                                     \
+    case CLSORT__PROGRAM_##name:                               \
+        parts = name##_parts;                                  \
+        nparts = sizeof name##_parts / sizeof name##_parts[0]; \
+        break;
+        CLSORT_PROGRAMS(CLSORT__X)
+#undef CLSORT__X
+    default:
+        return NULL;
     }
     size_t total = 0;
-    for (int i = 0; i < MAX_PARTS; ++i)
-        total += lens[i] + 1;
+    for (size_t i = 0; i < nparts; ++i)
+        total += *parts[i].len + 1;
     char *src = malloc(total + 1);
     if (!src)
         return NULL;
     size_t at = 0;
-    for (int i = 0; i < MAX_PARTS; ++i) {
-        if (!parts[i])
-            continue;
-        memcpy(src + at, parts[i], lens[i]);
-        at += lens[i];
+    for (size_t i = 0; i < nparts; ++i) {
+        memcpy(src + at, parts[i].src, *parts[i].len);
+        at += *parts[i].len;
         src[at++] = '\n';
     }
     src[at] = 0;
@@ -104,8 +105,8 @@ fail:
     return rc;
 }
 
-int clsort__get_program(clsort_ctx *ctx, int net, int index_bits, const char *build_options,
-                        clsort__program **out)
+int clsort__get_program(clsort_ctx *ctx, clsort__program_id net, int index_bits,
+                        const char *build_options, clsort__program **out)
 {
     char options[1024];
     snprintf(options, sizeof options, "%s", build_options);
@@ -115,7 +116,7 @@ int clsort__get_program(clsort_ctx *ctx, int net, int index_bits, const char *bu
         strncat(options, extra, sizeof options - strlen(options) - 1);
     }
     for (clsort__program *q = ctx->programs; q; q = q->next)
-        if (q->network == net && !strcmp(q->options, options)) {
+        if (q->network == (int)net && !strcmp(q->options, options)) {
             *out = q;
             return CLSORT_OK;
         }
@@ -124,7 +125,7 @@ int clsort__get_program(clsort_ctx *ctx, int net, int index_bits, const char *bu
     /* Counted whether it ends in the compiler or the disk cache: clsort_stats.build_ns is what
      * a sort paid for programs it did not have (clsort_prepare pays it beforehand). */
     const uint64_t t0 = clsort__now_ns();
-    char *src = clsort__network_source(net, &len);
+    char *src = clsort__program_source(net, &len);
     clsort__program *q = calloc(1, sizeof *q);
     char *opt = malloc(strlen(options) + 1);
     if (!src || !q || !opt) {
@@ -174,7 +175,7 @@ int clsort__get_kernel(clsort_ctx *ctx, clsort__program *prog, const char *name,
         clReleaseKernel(k);
         return clsort__cl_fail(ctx, err, "clGetKernelWorkGroupInfo", name);
     }
-    prog->kernels[prog->nkernels].name = name; /* names are string literals of schedule.c */
+    prog->kernels[prog->nkernels].name = name; /* string literals: the manifest's (kernels.c) */
     prog->kernels[prog->nkernels].kernel = k;
     prog->kernels[prog->nkernels].max_wg = wg;
     ++prog->nkernels;

@@ -1,16 +1,21 @@
 /* run.c - turns a plan and its schedule's steps into OpenCL launches on the context's queue:
- * gets the plan's program, sets the arguments, sizes the work, chains events, and records
- * statistics. The caller (api_sort.c) drives the schedule (schedule.c) into clsort__run_step. */
+ * gets the plan's program, sets each kernel's arguments and group size as the manifest says
+ * (kernels/manifest.h: its argument list and launch shape), sizes the work, chains events, and
+ * records statistics. The API (api_sort.c, api_segments.c) drives the schedule (schedule.c) into
+ * clsort__run_step. */
 #include "run.h"
 
+#include "kernels.h"
 #include "program.h"
 #include "scratch.h"
+#include "segments.h"
 
 #include <string.h>
 
 /* NVIDIA maps dimension 1 to a grid dimension of at most 65535 groups: batches go in chunks. */
 #define BATCH_CHUNK 32768u
 #define GLOBAL_PASS_GROUP 256u
+#define SEG_ITEM_GROUP 64u /* work-items per group of the segmented one-per-item passes */
 
 uint64_t clsort__event_span_ns(cl_event first, cl_event last)
 {
@@ -32,50 +37,159 @@ static int set_arg(clsort_ctx *ctx, cl_kernel k, cl_uint i, size_t size, const v
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clSetKernelArg", name);
 }
 
+/* Sets the arguments of step s's kernel, in the order of its argument list in the manifest
+ * (CLSORT_ARGS_*): the buffers keys/vals hold `n` keys of each array. */
+static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem keys, cl_mem vals,
+                    uint64_t n)
+{
+    clsort_ctx *ctx = st->ctx;
+    const clsort__plan *plan = st->plan;
+    const clsort__kernel_info *info = &clsort__kernels[s->kernel];
+    const char *name = info->name;
+    const clsort__seg_plan *sg = &plan->seg;
+    const cl_ulong nseg = sg->nseg, cap = sg->cap, max_len = sg->max_len;
+    cl_uint a = 0;
+    int rc = CLSORT_OK;
+    /* Every list but the bins' opens with the keys and, in pair programs, the values. */
+    if (info->args != CLSORT__ARGS_SEG_BIN) {
+        rc = set_arg(ctx, k, a++, sizeof(cl_mem), &keys, name);
+        if (!rc && vals)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), &vals, name);
+    }
+    switch (info->args) {
+    case CLSORT__ARGS_SORT1:
+    case CLSORT__ARGS_SORT2:
+        /* (n, xf, the step's uints) */
+        if (!rc && st->prog->index_bits == 32) {
+            const cl_uint n32 = (cl_uint)n;
+            rc = set_arg(ctx, k, a++, sizeof n32, &n32, name);
+        } else if (!rc) {
+            const cl_ulong n64 = n;
+            rc = set_arg(ctx, k, a++, sizeof n64, &n64, name);
+        }
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof plan->xf, &plan->xf, name);
+        for (int i = 0; !rc && i < s->nargs; ++i)
+            rc = set_arg(ctx, k, a++, sizeof(cl_uint), &s->args[i], name);
+        break;
+    case CLSORT__ARGS_SEG_BIN:
+    case CLSORT__ARGS_SEG_TINY:
+    case CLSORT__ARGS_SEG_GROUP:
+        /* (off, nseg, cap, meta[, xf[, bin_first, bin_last, gpos, max_len]]) */
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), &st->offsets, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof nseg, &nseg, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof cap, &cap, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), &st->meta, name);
+        if (!rc && info->args != CLSORT__ARGS_SEG_BIN)
+            rc = set_arg(ctx, k, a++, sizeof plan->xf, &plan->xf, name);
+        if (info->args == CLSORT__ARGS_SEG_GROUP) {
+            for (int i = 0; !rc && i < s->nargs; ++i)
+                rc = set_arg(ctx, k, a++, sizeof(cl_uint), &s->args[i], name);
+            if (!rc)
+                rc = set_arg(ctx, k, a++, sizeof(cl_mem), &st->gpos, name);
+            if (!rc)
+                rc = set_arg(ctx, k, a++, sizeof max_len, &max_len, name);
+        }
+        break;
+    }
+    return rc;
+}
+
+/* Work-items per group for a kernel of this shape, given what the kernel allows (kmax), into
+ * *local; fails when the kernel needs more than that. */
+static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t kmax,
+                      size_t *local)
+{
+    switch (info->shape) {
+    case CLSORT__SHAPE_TILE:
+    case CLSORT__SHAPE_GROUP:
+    case CLSORT__SHAPE_SEG_GROUP: {
+        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG) work-items. */
+        const int seg = info->shape == CLSORT__SHAPE_SEG_GROUP;
+        const unsigned wg = seg ? st->plan->seg.wg : st->plan->params->wg_size;
+        if (kmax < wg)
+            return clsort__fail(st->ctx, CLSORT_ERR_UNSUPPORTED,
+                                "kernel %s allows %zu work-items per group "
+                                "(CL_KERNEL_WORK_GROUP_SIZE), fewer than %s=%u%s",
+                                info->name, kmax, seg ? "SEG_WG" : "WG_SIZE", wg,
+                                seg ? "" : "; lower wg_size");
+        *local = wg;
+        return CLSORT_OK;
+    }
+    case CLSORT__SHAPE_SEG_ITEM:
+        *local = kmax < SEG_ITEM_GROUP ? kmax : SEG_ITEM_GROUP;
+        return CLSORT_OK;
+    case CLSORT__SHAPE_GLOBAL:
+        break;
+    }
+    /* The global passes do not depend on the group size, and 256 keeps per-group overhead low
+     * everywhere (on PoCL a group of WG_SIZE=1 would cost a scheduling step per work-item). */
+    *local = GLOBAL_PASS_GROUP;
+    while (*local > kmax)
+        *local >>= 1;
+    return CLSORT_OK;
+}
+
+static void keep_event(clsort__run *st, cl_event ev)
+{
+    if (!ev)
+        return;
+    if (!st->first)
+        st->first = ev;
+    else if (st->last && st->last != st->first)
+        clReleaseEvent(st->last);
+    st->last = ev;
+}
+
+/* The segmented sort's first step: zero the bin counters after the run's wait list. */
+static int zero_counters(clsort__run *st)
+{
+    const cl_uint zero = 0;
+    cl_event ev = NULL;
+    const cl_int err = clEnqueueFillBuffer(st->ctx->queue, st->meta, &zero, sizeof zero, 0,
+                                           CLSORT__SEG_META * sizeof(cl_uint),
+                                           st->started ? 0 : st->num_wait,
+                                           st->started ? NULL : st->wait,
+                                           st->want_events ? &ev : NULL);
+    if (err != CL_SUCCESS)
+        return clsort__cl_fail(st->ctx, err, "clEnqueueFillBuffer", "segment bins");
+    st->started = 1;
+    keep_event(st, ev);
+    return CLSORT_OK;
+}
+
 /* Enqueues step s on buffers keys/vals (the run's, or sub-buffers of one chunk) holding `count`
  * arrays of n keys. wait: the step's own wait list (a chunk's uploads), or NULL for the run's,
- * which only the run's first launch carries. */
+ * which only the run's first command carries. */
 static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_mem vals,
                         uint64_t n, uint64_t count, cl_uint num_wait, const cl_event *wait)
 {
     clsort_ctx *ctx = st->ctx;
+    if (s->op == CLSORT__OP_ZERO_COUNTERS)
+        return zero_counters(st);
+    const clsort__kernel_info *info = &clsort__kernels[s->kernel];
+    /* The schedule follows the manifest: a kernel of another program, or one this build leaves
+     * out, is a bug on the host's side. */
+    if (!(info->programs & (1u << st->plan->program)) ||
+        (st->plan->program != CLSORT__PROGRAM_SEGMENTED &&
+         !clsort__kernel_built(s->kernel, st->plan->params)))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                            "internal: the schedule names %s, which this program does not hold "
+                            "(kernels/manifest.h)",
+                            info->name);
     cl_kernel k;
     size_t kmax;
-    int rc = clsort__get_kernel(ctx, st->prog, s->kernel, &k, &kmax);
+    int rc = clsort__get_kernel(ctx, st->prog, info->name, &k, &kmax);
     if (rc)
         return rc;
-    const unsigned wg = st->plan->params->wg_size;
-    /* Tile kernels run with exactly WG_SIZE work-items; the global passes do not depend on the
-     * group size, and 256 keeps per-group overhead low everywhere (on PoCL a group of WG_SIZE=1
-     * would cost a scheduling step per work-item). */
-    size_t local = s->tile_kernel ? wg : GLOBAL_PASS_GROUP;
-    if (s->tile_kernel && kmax < wg)
-        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
-                            "kernel %s allows %zu work-items per group (CL_KERNEL_WORK_GROUP_SIZE), "
-                            "fewer than WG_SIZE=%u; lower wg_size",
-                            s->kernel, kmax, wg);
-    while (local > kmax)
-        local >>= 1;
-    /* Buffer arguments: every pass works in place on (keys[, vals]). */
-    cl_mem bufs[2];
-    int nbufs = 0;
-    bufs[nbufs++] = keys;
-    if (vals)
-        bufs[nbufs++] = vals;
-    cl_uint a = 0;
-    for (int i = 0; !rc && i < nbufs; ++i)
-        rc = set_arg(ctx, k, a++, sizeof(cl_mem), &bufs[i], s->kernel);
-    if (!rc && st->prog->index_bits == 32) {
-        const cl_uint n32 = (cl_uint)n;
-        rc = set_arg(ctx, k, a++, sizeof n32, &n32, s->kernel);
-    } else if (!rc) {
-        const cl_ulong n64 = n;
-        rc = set_arg(ctx, k, a++, sizeof n64, &n64, s->kernel);
-    }
+    size_t local = 0;
+    rc = group_size(st, info, kmax, &local);
     if (!rc)
-        rc = set_arg(ctx, k, a++, sizeof st->plan->xf, &st->plan->xf, s->kernel);
-    for (int i = 0; !rc && i < s->nargs; ++i)
-        rc = set_arg(ctx, k, a++, sizeof(cl_uint), &s->args[i], s->kernel);
+        rc = set_args(st, k, s, keys, vals, n);
     if (rc)
         return rc;
     const size_t items = (size_t)((s->items + local - 1) / local * local);
@@ -89,24 +203,20 @@ static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_
         const int own = wait != NULL && seg == 0;
         const cl_int err = clEnqueueNDRangeKernel(
             ctx->queue, k, dims, dims > 1 ? offset : NULL, global, lsize,
-            own ? num_wait : st->launches ? 0 : st->num_wait,
-            own ? wait : st->launches ? NULL : st->wait, st->want_events ? &ev : NULL);
+            own ? num_wait : st->started ? 0 : st->num_wait,
+            own ? wait : st->started ? NULL : st->wait, st->want_events ? &ev : NULL);
         if (err != CL_SUCCESS)
-            return clsort__cl_fail(ctx, err, "clEnqueueNDRangeKernel", s->kernel);
+            return clsort__cl_fail(ctx, err, "clEnqueueNDRangeKernel", info->name);
+        st->started = 1;
         if (ev && ctx->debug >= 2 && ctx->profiling) {
-            /* CLSORT_DEBUG=2: per-launch device time (serialises the queue; for profiling). */
+            /* CLSORT_DEBUG=2: per-launch device time (serialises the queue; for profiling;
+             * tests/test_oblivious.c reads these lines). */
             clWaitForEvents(1, &ev);
-            clsort__trace(ctx, "  %-20s items %-10llu args %u,%u  %8.1f us", s->kernel,
+            clsort__trace(ctx, "  %-20s items %-10llu args %u,%u  %8.1f us", info->name,
                           (unsigned long long)items, s->nargs > 0 ? s->args[0] : 0,
                           s->nargs > 1 ? s->args[1] : 0, clsort__event_span_ns(ev, ev) / 1e3);
         }
-        if (ev) {
-            if (!st->first)
-                st->first = ev;
-            else if (st->last && st->last != st->first)
-                clReleaseEvent(st->last);
-            st->last = ev;
-        }
+        keep_event(st, ev);
         ++st->launches;
     }
     return CLSORT_OK;
@@ -133,9 +243,9 @@ int clsort__run_chunk_step(clsort__run *run, const clsort__step *step, cl_mem ke
     return rc;
 }
 
-int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
-                      cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
-                      clsort__run *run)
+static void run_init(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
+                     cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
+                     clsort__run *run)
 {
     ctx->stats.algorithm = plan->algo;
     ctx->stats.host_fallback = 0;
@@ -151,10 +261,42 @@ int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl
     run->done_out = done;
     run->first_out = first;
     run->want_events = done || first || ctx->profiling;
+}
+
+int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
+                      cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
+                      clsort__run *run)
+{
+    run_init(ctx, plan, keys, vals, num_wait, wait, done, first, run);
     if (plan->empty)
         return CLSORT_OK;
     int rc = CLSORT_OK;
-    CLSORT__CHECK(clsort__get_program(ctx, plan->net, plan->index_bits, plan->options, &run->prog));
+    CLSORT__CHECK(clsort__get_program(ctx, plan->program, plan->index_bits, plan->options,
+                                      &run->prog));
+fail:
+    return rc;
+}
+
+int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys,
+                               cl_mem vals, cl_mem offsets, cl_uint num_wait,
+                               const cl_event *wait, cl_event *done, clsort__run *run)
+{
+    run_init(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
+    run->offsets = offsets;
+    if (plan->empty)
+        return CLSORT_OK;
+    const clsort__seg_plan *sg = &plan->seg;
+    int rc = CLSORT_OK;
+    CLSORT__CHECK(clsort__get_program(ctx, plan->program, plan->index_bits, plan->options,
+                                      &run->prog));
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, sg->meta_slot,
+                                         (CLSORT__SEG_META + (size_t)sg->nseg) * sizeof(cl_uint)));
+    run->meta = run->gpos = ctx->scratch[sg->meta_slot];
+    if (sg->need_gpos) {
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, sg->gpos_slot,
+                                             (size_t)(sg->cap ? sg->cap : 1) * sizeof(cl_uint)));
+        run->gpos = ctx->scratch[sg->gpos_slot];
+    }
 fail:
     return rc;
 }
@@ -165,7 +307,7 @@ int clsort__run_end(clsort__run *run, int rc)
     const clsort__plan *plan = run->plan;
     if (rc != CLSORT_OK)
         goto fail;
-    if (!run->launches && (run->num_wait || run->done_out || run->first_out)) {
+    if (!run->started && (run->num_wait || run->done_out || run->first_out)) {
         /* Nothing to sort: still honour the wait list and hand back a completed-when-ready event. */
         cl_event ev = NULL;
         const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, run->num_wait, run->wait, &ev);
@@ -174,8 +316,14 @@ int clsort__run_end(clsort__run *run, int rc)
     }
     ctx->stats.launches = run->launches;
     ctx->stats.global_passes = run->launches;
-    clsort__trace(ctx, "%s n=%llu x%llu: %u launches", clsort_algorithm_name(plan->algo),
-                  (unsigned long long)plan->n, (unsigned long long)plan->count, run->launches);
+    if (plan->program == CLSORT__PROGRAM_SEGMENTED)
+        clsort__trace(ctx, "segmented %s nseg=%llu: %u launches (tile %u, wg %u)",
+                      clsort_algorithm_name(plan->algo), (unsigned long long)plan->seg.nseg,
+                      run->launches, plan->seg.tile, plan->seg.wg);
+    else
+        clsort__trace(ctx, "%s n=%llu x%llu: %u launches", clsort_algorithm_name(plan->algo),
+                      (unsigned long long)plan->n, (unsigned long long)plan->count,
+                      run->launches);
     if (run->first_out) {
         *run->first_out = run->first;
         if (run->first)

@@ -1,5 +1,6 @@
 /* run.h - the execution of a plan on the context's queue (run.c): the caller makes the plan
- * (plan.h), starts a run, feeds it the schedule's steps (schedule.h) and ends it. */
+ * (plan.h), starts a run, feeds it the schedule's steps (schedule.h) and ends it. Every sort
+ * runs this way: a network's sort of one array or a batch, and the segmented sort. */
 #ifndef CLSORT_RUN_H
 #define CLSORT_RUN_H
 
@@ -12,21 +13,28 @@ typedef struct clsort__run {
     const clsort__plan *plan;
     clsort__program *prog;
     cl_mem keys, vals;
+    cl_mem offsets, meta, gpos;         /* the segmented sort's list and scratch */
     cl_uint num_wait;
     const cl_event *wait;
     cl_event *done_out, *first_out;     /* the caller's event pointers, filled by clsort__run_end */
     cl_event first, last;
     int want_events;
+    int started;                        /* something enqueued: the wait list is spent */
     unsigned launches;
 } clsort__run;
 
-/* Starts the run of plan on keys (and vals, NULL for keys alone) after the wait list: resets the
- * statistics and gets its program. done and first
- * (either may be NULL) receive the last and first events at the end. On failure the run must
- * still be ended with clsort__run_end. */
+/* Starts the run of a network plan on keys (and vals, NULL for keys alone) after the wait list:
+ * resets the statistics and gets its program. done and first (either may be NULL) receive the
+ * last and first events at the end. On failure the run must still be ended with
+ * clsort__run_end. */
 int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
                       cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
                       clsort__run *run);
+/* The same for a segmented plan on keys (vals) and the segment offsets: also makes sure the
+ * plan's scratch buffers (bin list, stable positions) are large enough. */
+int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys,
+                               cl_mem vals, cl_mem offsets, cl_uint num_wait,
+                               const cl_event *wait, cl_event *done, clsort__run *run);
 /* Enqueues one step (a clsort__emit_fn: user is the clsort__run). */
 int clsort__run_step(const clsort__step *step, void *user);
 /* Enqueues one tile step of the schedule (clsort__schedule_first_step) on one chunk of the input

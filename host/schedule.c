@@ -1,7 +1,12 @@
-/* schedule.c - the sequence of launches for each network (docs/kernels.md has the diagrams).
- * Pure arithmetic on (network, n, parameters): no OpenCL here, so the tests, the benchmark's
- * pass counts and the data-obliviousness check all see exactly what run.c enqueues. */
+/* schedule.c - the sequence of launches of each plan: a network's (docs/kernels.md has the
+ * diagrams) or the segmented sort's. Pure arithmetic on the plan: no OpenCL here, so the tests,
+ * the benchmark's pass counts and the data-obliviousness check all see exactly what run.c
+ * enqueues. Kernels are named by the manifest's identifiers (CLSORT__K_*, kernels/manifest.h),
+ * and whether a kernel exists for the parameters is the manifest's condition
+ * (clsort__kernel_built), the one the kernels' #if guards test. */
 #include "schedule.h"
+
+#include "kernels.h"
 
 uint64_t clsort__next_pow2(uint64_t x)
 {
@@ -19,37 +24,31 @@ unsigned clsort__log2(uint64_t x)
     return l;
 }
 
-static const char *const bitonic_global[] = {NULL, "bitonic_global_r1", "bitonic_global_r2",
-                                             "bitonic_global_r3", "bitonic_global_r4",
-                                             "bitonic_global_r5"};
-static const char *const bitonic_flip[] = {NULL, "bitonic_flip_r1", "bitonic_flip_r2",
-                                           "bitonic_flip_r3", "bitonic_flip_r4", "bitonic_flip_r5"};
-static const char *const bitonic_global_tail[] = {NULL, "bitonic_global_tail_r1",
-                                                  "bitonic_global_tail_r2", "bitonic_global_tail_r3",
-                                                  "bitonic_global_tail_r4", "bitonic_global_tail_r5"};
-static const char *const bitonic_flip_tail[] = {NULL, "bitonic_flip_tail_r1", "bitonic_flip_tail_r2",
-                                                "bitonic_flip_tail_r3", "bitonic_flip_tail_r4",
-                                                "bitonic_flip_tail_r5"};
-static const char *const oem_global_top[] = {NULL, "oem_global_top_r1", "oem_global_top_r2",
-                                             "oem_global_top_r3", "oem_global_top_r4",
-                                             "oem_global_top_r5"};
+/* The R-level variants of the global passes, by R = 1..5 (the manifest's CLSORT_WHEN_Rn). */
+#define BY_R(name) {CLSORT__NKERNELS, CLSORT__K_##name##1, CLSORT__K_##name##2, \
+                    CLSORT__K_##name##3, CLSORT__K_##name##4, CLSORT__K_##name##5}
+static const clsort__kernel_id bitonic_global[] = BY_R(bitonic_global_r);
+static const clsort__kernel_id bitonic_flip[] = BY_R(bitonic_flip_r);
+static const clsort__kernel_id bitonic_global_tail[] = BY_R(bitonic_global_tail_r);
+static const clsort__kernel_id bitonic_flip_tail[] = BY_R(bitonic_flip_tail_r);
+static const clsort__kernel_id oem_global_top[] = BY_R(oem_global_top_r);
 
-/* A launch of a tile kernel over `tiles` tiles. The bitonic and transposition tile kernels give
- * a tile of at most 32 keys to one work-item alone (SOLO_TILE in bitonic.cl); otherwise a
- * work-group of WG_SIZE work-items shares each tile. */
-static clsort__step tile_step(const char *kernel, uint64_t tiles, const clsort_params *p,
-                              int solo_allowed, cl_uint arg)
+/* The launch of one kernel: its step arguments are the uints of its argument list. */
+static clsort__step step(clsort__kernel_id kernel, uint64_t items, int nargs, cl_uint a0,
+                         cl_uint a1)
 {
-    const int solo = solo_allowed && p->tile <= 32;
-    clsort__step s = {kernel, solo ? tiles : tiles * p->wg_size, 1, {arg, 0}, 1, 1};
+    clsort__step s = {kernel, items, {a0, a1}, nargs, CLSORT__OP_LAUNCH};
     return s;
 }
 
-static clsort__step global_step(const char *kernel, uint64_t items, int nargs, cl_uint a0,
-                                cl_uint a1)
+/* A launch of a tile kernel over `tiles` tiles: a work-group of WG_SIZE work-items shares each
+ * tile, or a work-item has one alone where the kernel's shape allows (the manifest's TILE
+ * shape with CLSORT_WHEN_SOLO). */
+static clsort__step tile_step(clsort__kernel_id kernel, uint64_t tiles, const clsort_params *p,
+                              int nargs, cl_uint a0, cl_uint a1)
 {
-    clsort__step s = {kernel, items, 0, {a0, a1}, nargs, 1};
-    return s;
+    const int solo = clsort__kernels[kernel].shape == CLSORT__SHAPE_TILE && clsort__solo_tile(p);
+    return step(kernel, solo ? tiles : tiles * p->wg_size, nargs, a0, a1);
 }
 
 #define EMIT(step)                          \
@@ -60,16 +59,16 @@ static clsort__step global_step(const char *kernel, uint64_t items, int nargs, c
             return rc_;                     \
     } while (0)
 
-/* The wide passes (bitonic_wide, bitonic.cl; oem_wide_top, oddeven_merge.cl): a work-group runs
- * up to log2(TILE / 16) levels on a virtual tile of TILE keys (rows at least 16 keys wide)
+/* The wide passes (bitonic_wide, bitonic_wide.cl; oem_wide_top, oddeven_merge.cl): a work-group
+ * runs up to log2(TILE / 16) levels on a virtual tile of TILE keys (rows at least 16 keys wide)
  * through local memory, where the register passes run log2(KEYS_PER_ITEM). Bitonic's takes
- * WIDE_LOG = log2(TILE / WG_SIZE) of them per trip. Built only for tiles shared by a work-group
- * (TILE > 32) with WG_SIZE >= 16, the same condition as in the kernels; so never with PoCL's
- * default bitonic solo tiles, where the register passes over adjacent columns are the fast
- * shape (docs/perf.md). 0: no wide pass. */
-static unsigned wide_max_levels(const clsort_params *p)
+ * WIDE_LOG = log2(TILE / WG_SIZE) of them per trip. Built where the manifest's CLSORT_WHEN_WIDE
+ * holds (tiles shared by a work-group, WG_SIZE >= 16); so never with PoCL's default bitonic solo
+ * tiles, where the register passes over adjacent columns are the fast shape (docs/perf.md).
+ * 0: no wide pass. */
+static unsigned wide_max_levels(clsort__kernel_id wide, const clsort_params *p)
 {
-    if (p->tile <= 32 || p->wg_size < 16)
+    if (!clsort__kernel_built(wide, p))
         return 0;
     return clsort__log2(p->tile / 16);
 }
@@ -81,7 +80,7 @@ static unsigned wide_max_levels(const clsort_params *p)
  * pass, against a 3-level register pass of 3.1 ms and 1.5 ms a single level; docs/perf.md). */
 static unsigned oem_wide_max_levels(const clsort_params *p)
 {
-    return p->tile / p->wg_size <= 16 ? wide_max_levels(p) : 0;
+    return p->tile / p->wg_size <= 16 ? wide_max_levels(CLSORT__K_oem_wide_top, p) : 0;
 }
 
 static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn emit, void *user)
@@ -89,27 +88,25 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
     const uint64_t N = clsort__next_pow2(n), tile = p->tile;
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
-    const unsigned wide_max = wide_max_levels(p);
+    const unsigned wide_max = wide_max_levels(CLSORT__K_bitonic_wide, p);
     const unsigned wide_min = wide_max ? clsort__log2(p->tile / p->wg_size) : 0;
-    EMIT(tile_step("bitonic_sort_tile", groups, p, 1, (cl_uint)(N < tile ? N : tile)));
+    /* With VEC_STEP == TILE (<= 32) every row of the last group is a whole tile, and the tile's
+     * half-cleaners run in the same pass (the _tail kernels, bitonic_global.cl). */
+    const int tail = clsort__kernel_built(CLSORT__K_bitonic_global_tail_r1, p);
+    EMIT(tile_step(CLSORT__K_bitonic_sort_tile, groups, p, 1, (cl_uint)(N < tile ? N : tile), 0));
     for (uint64_t k = 2 * tile; k <= N; k <<= 1) {
         /* Strides k/2 (the flip) down to tile, in groups of up to R fused levels. */
         unsigned levels = clsort__log2(k / 2) - clsort__log2(tile) + 1;
         uint64_t jhigh = k / 2;
         int flip = 1;
-        /* With VEC_STEP == TILE (<= 32) every row of the last group is a whole tile, and the
-         * tile's half-cleaners run in the same pass (the _tail kernels, bitonic.cl). */
-        const int tail = p->vec_step == p->tile && p->tile <= 32;
         while (levels) {
             /* A wide pass where it fuses more levels than a register pass; greedy, so each
              * merge takes ceil(levels / wide_max) passes or fewer (docs/kernels.md). */
             const unsigned w = levels < wide_max ? levels : wide_max;
             if (w > R && w >= wide_min) {
                 const uint64_t jlow = jhigh >> (w - 1);
-                const clsort__step s = {flip ? "bitonic_wide_flip" : "bitonic_wide",
-                                        N / tile * p->wg_size, 1,
-                                        {clsort__log2(jlow), (cl_uint)w}, 2, 1};
-                EMIT(s);
+                EMIT(tile_step(flip ? CLSORT__K_bitonic_wide_flip : CLSORT__K_bitonic_wide,
+                               N / tile, p, 2, clsort__log2(jlow), (cl_uint)w));
                 flip = 0;
                 jhigh = jlow >> 1;
                 levels -= w;
@@ -118,16 +115,17 @@ static int schedule_bitonic(uint64_t n, const clsort_params *p, clsort__emit_fn 
             const unsigned r = levels < R ? levels : R;
             const uint64_t jlow = jhigh >> (r - 1);
             const int last = levels == r;
-            const char *name = flip ? (tail && last ? bitonic_flip_tail[r] : bitonic_flip[r])
-                                    : (tail && last ? bitonic_global_tail[r] : bitonic_global[r]);
+            const clsort__kernel_id k =
+                flip ? (tail && last ? bitonic_flip_tail[r] : bitonic_flip[r])
+                     : (tail && last ? bitonic_global_tail[r] : bitonic_global[r]);
             /* VEC_STEP adjacent columns per work-item; N >> r >= jlow >= TILE >= VEC_STEP. */
-            EMIT(global_step(name, (N >> r) / p->vec_step, 1, clsort__log2(jlow), 0));
+            EMIT(step(k, (N >> r) / p->vec_step, 1, clsort__log2(jlow), 0));
             flip = 0;
             jhigh = jlow >> 1;
             levels -= r;
         }
         if (!tail)
-            EMIT(tile_step("bitonic_merge_tile", groups, p, 1, (cl_uint)(tile / 2)));
+            EMIT(tile_step(CLSORT__K_bitonic_merge_tile, groups, p, 1, (cl_uint)(tile / 2), 0));
     }
     return CLSORT_OK;
 }
@@ -139,7 +137,7 @@ static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__em
     const uint64_t groups = (n + tile - 1) / tile;
     const unsigned R = clsort__log2(p->keys_per_item);
     const unsigned wide_max = oem_wide_max_levels(p);
-    EMIT(tile_step("oem_sort_tile", groups, p, 0, (cl_uint)(N < tile ? N : tile)));
+    EMIT(tile_step(CLSORT__K_oem_sort_tile, groups, p, 1, (cl_uint)(N < tile ? N : tile), 0));
     /* Tiles shifted by TILE/2 (oem_finish_tile): those that start below n. */
     const uint64_t shifted = n > tile / 2 ? (n - tile / 2 + tile - 1) / tile : 0;
     for (uint64_t half = tile; half < N; half <<= 1) {
@@ -151,22 +149,15 @@ static int schedule_oddeven_merge(uint64_t n, const clsort_params *p, clsort__em
         const unsigned w = levels < wide_max ? levels : wide_max;
         const unsigned r = levels < R ? levels : R;
         const uint64_t jlow = half >> ((w > R ? w : r) - 1);
-        if (w > R) {
-            const clsort__step s = {"oem_wide_top", N / tile * p->wg_size, 1,
-                                    {clsort__log2(jlow), (cl_uint)w}, 2, 1};
-            EMIT(s);
-        } else {
-            EMIT(global_step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0));
-        }
+        if (w > R)
+            EMIT(tile_step(CLSORT__K_oem_wide_top, N / tile, p, 2, clsort__log2(jlow), (cl_uint)w));
+        else
+            EMIT(step(oem_global_top[r], N >> r, 1, clsort__log2(jlow), 0));
         for (uint64_t k = jlow / 2; k >= tile; k >>= 1)
-            EMIT(global_step("oem_global_level", N / 2, 2, clsort__log2(k), clsort__log2(half)));
-        for (int sh = 1; sh >= 0; --sh) {
-            clsort__step s = tile_step("oem_finish_tile", sh ? shifted : groups, p, 0,
-                                       (cl_uint)clsort__log2(half));
-            s.args[1] = (cl_uint)sh;
-            s.nargs = 2;
-            EMIT(s);
-        }
+            EMIT(step(CLSORT__K_oem_global_level, N / 2, 2, clsort__log2(k), clsort__log2(half)));
+        for (int sh = 1; sh >= 0; --sh)
+            EMIT(tile_step(CLSORT__K_oem_finish_tile, sh ? shifted : groups, p, 2,
+                           (cl_uint)clsort__log2(half), (cl_uint)sh));
     }
     return CLSORT_OK;
 }
@@ -178,7 +169,7 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
     const uint64_t blocks = (n + tile - 1) / tile;
     const uint64_t in_tile = n < tile ? n : tile;
     /* One loop iteration of oet_sort_tile is two steps; m keys need m steps. */
-    EMIT(tile_step("oet_sort_tile", blocks, p, 1, (cl_uint)((in_tile + 1) / 2)));
+    EMIT(tile_step(CLSORT__K_oet_sort_tile, blocks, p, 1, (cl_uint)((in_tile + 1) / 2), 0));
     if (blocks < 2)
         return CLSORT_OK;
     for (uint64_t round = 0; round < blocks; ++round) {
@@ -186,27 +177,53 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
         const uint64_t pairs = (blocks - parity) / 2;
         if (!pairs)
             continue;
-        EMIT(global_step("oet_merge_pairs", pairs * tile, 1, parity, 0));
-        EMIT(tile_step("bitonic_merge_tile", blocks, p, 1, (cl_uint)(tile / 2)));
+        EMIT(step(CLSORT__K_oet_merge_pairs, pairs * tile, 1, parity, 0));
+        EMIT(tile_step(CLSORT__K_bitonic_merge_tile, blocks, p, 1, (cl_uint)(tile / 2), 0));
     }
     return CLSORT_OK;
 }
 
-int clsort__schedule(int net, uint64_t n, const clsort_params *p, clsort__emit_fn emit,
-                     void *user)
+/* The segmented sort (kernels/segmented.cl): zero the bin counters, bin the segments by length
+ * (count, then scatter into the list), then each bin once: the tiny segments one a work-item,
+ * the rest one a work-group. Depends only on (nseg, the bounds given, the shape). */
+static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, void *user)
+{
+    const clsort__step zero = {CLSORT__NKERNELS, 0, {0, 0}, 0, CLSORT__OP_ZERO_COUNTERS};
+    EMIT(zero);
+    EMIT(step(CLSORT__K_seg_count, sg->nseg, 0, 0, 0));
+    EMIT(step(CLSORT__K_seg_scatter, sg->nseg, 0, 0, 0));
+    if (sg->tiny_items)
+        EMIT(step(CLSORT__K_seg_sort_tiny, sg->tiny_items, 0, 0, 0));
+    /* The group pass takes the bins above the tiny ones: up to SEG_TILE keys, and longer. */
+    const cl_uint group_bin = sg->tiny_log - 1;
+    if (sg->groups)
+        EMIT(step(CLSORT__K_seg_sort_group, sg->groups * sg->wg, 2, group_bin, group_bin + 1));
+    return CLSORT_OK;
+}
+
+static int schedule_network(clsort__network net, uint64_t n, const clsort_params *p,
+                            clsort__emit_fn emit, void *user)
 {
     if (n < 2)
         return CLSORT_OK;
     switch (net) {
-    case 0:
+    case CLSORT__NET_BITONIC:
         return schedule_bitonic(n, p, emit, user);
-    case 1:
+    case CLSORT__NET_ODD_EVEN_MERGE:
         return schedule_oddeven_merge(n, p, emit, user);
-    case 2:
+    case CLSORT__NET_TRANSPOSITION:
         return schedule_transposition(n, p, emit, user);
-    default:
-        return CLSORT_ERR_INVALID_ARG;
     }
+    return CLSORT_ERR_INVALID_ARG;
+}
+
+int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
+{
+    if (plan->empty)
+        return CLSORT_OK;
+    if (plan->program == CLSORT__PROGRAM_SEGMENTED)
+        return schedule_segmented(&plan->seg, emit, user);
+    return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
 }
 
 /* The split for the overlapped upload (schedule.h): a filter over the one schedule, so that the
@@ -232,14 +249,19 @@ static int skip_first(const clsort__step *s, void *user)
     return sp->index++ == 0 ? CLSORT_OK : sp->emit(s, sp->user);
 }
 
-int clsort__schedule_first_step(int net, uint64_t n, const clsort_params *p, uint64_t keys,
-                                clsort__step *out)
+int clsort__schedule_first_step(const clsort__plan *plan, uint64_t keys, clsort__step *out)
 {
     split sp = {NULL, NULL, 0, {0}};
-    const int rc = clsort__schedule(net, n, p, keep_first, &sp);
+    if (plan->program == CLSORT__PROGRAM_SEGMENTED)
+        return CLSORT_ERR_INVALID_ARG;
+    const clsort_params *p = plan->params;
+    const uint64_t n = plan->n;
+    const int rc = clsort__schedule(plan, keep_first, &sp);
     if (rc != CLSORT_OK)
         return rc;
-    if (!sp.index || !sp.first.tile_kernel)
+    const clsort__shape shape = sp.index ? clsort__kernels[sp.first.kernel].shape
+                                         : CLSORT__SHAPE_GLOBAL;
+    if (shape != CLSORT__SHAPE_TILE && shape != CLSORT__SHAPE_GROUP)
         return CLSORT_ERR_INVALID_ARG; /* every network opens with a tile pass */
     /* A tile pass has the same number of work-items per tile (one, or a work-group) in every
      * tile: scale it to the tiles of the first `keys` keys. */
@@ -249,9 +271,8 @@ int clsort__schedule_first_step(int net, uint64_t n, const clsort_params *p, uin
     return CLSORT_OK;
 }
 
-int clsort__schedule_rest(int net, uint64_t n, const clsort_params *p, clsort__emit_fn emit,
-                          void *user)
+int clsort__schedule_rest(const clsort__plan *plan, clsort__emit_fn emit, void *user)
 {
     split sp = {emit, user, 0, {0}};
-    return clsort__schedule(net, n, p, skip_first, &sp);
+    return clsort__schedule(plan, skip_first, &sp);
 }

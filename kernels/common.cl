@@ -1,9 +1,9 @@
 /* common.cl - what every clsort network shares: parameters and their defaults, key and value
  * types, the order-preserving key transform, compare-exchange, and tile load/store.
  *
- * Every kernel file includes this one; the host prepends it to each program instead, which is why
- * it is guarded. All parameters are -D defines made by one host function (host/params.c); the
- * defaults below only make each file compile on its own. */
+ * Every program's source is manifest.h, this file, then its own parts, concatenated in the order
+ * manifest.h gives (CLSORT_PARTS_*). All parameters are -D defines made by one host function
+ * (host/params.c, clsort__build_options); the defaults below are for experiments only. */
 #ifndef CLSORT_COMMON_CL
 #define CLSORT_COMMON_CL
 
@@ -25,8 +25,6 @@
 #ifndef KEYS_PER_ITEM
 #define KEYS_PER_ITEM 8      /* keys held in private memory by one work-item in a global pass */
 #endif
-/* CLSORT_NET (0 bitonic, 1 odd-even merge, 2 transposition), when set, lets a file leave out
- * the kernels that network's program never launches. */
 #ifndef INDEX_BITS
 #define INDEX_BITS 64        /* 32 when every index (and batch offset) fits in 31 bits */
 #endif

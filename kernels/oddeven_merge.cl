@@ -17,21 +17,15 @@
  *                          odd offsets (with level TILE/2, which those windows close) and then
  *                          the pairs at even offsets finishes it (docs/kernels.md has the proof)
  */
-#ifndef CLSORT_COMMON_CL
-#include "common.cl"
-#endif
-#ifndef CLSORT_BITONIC_CL
-#include "bitonic.cl" /* the register-blocked tile machinery, for oem_finish_tile */
-#endif
+/* Follows tile.cl (the register-blocked tile machinery, for oem_finish_tile) in its program
+ * (manifest.h). */
 
 /* True when level k (< p) of a 2p-block merge has a comparator whose lower element is x
  * (bit k of x set): the partner x+k stays in x's 2p block. Works on wrapped (negative) x too. */
 #define OEM_PAIR_OK(x, k, p) ((((x) & (2 * (p) - 1)) + (k)) < 2 * (p))
 
 /* (a) All merges with block size up to kmax (<= TILE) inside each tile. */
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void oem_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
-                   const uint kmax)
+__kernel CLSORT_SHAPE_GROUP void oem_sort_tile(CLSORT_ARGS_SORT1(kmax))
 {
     LOCAL_TILE_PROLOGUE();
     for (uint p = 1; p < kmax; p <<= 1) {
@@ -88,23 +82,22 @@ static inline __attribute__((always_inline)) void oem_global_top(const uint R,
 }
 
 #define OEM_GLOBAL_TOP_KERNEL(R)                                                                 \
-    __kernel void oem_global_top_r##R(__global key_type *restrict keys VALS_PARAM,               \
-                                      const idx_t n, const uint xf, const uint log_jlow)         \
+    __kernel CLSORT_SHAPE_GLOBAL void oem_global_top_r##R(CLSORT_ARGS_SORT1(log_jlow))           \
     {                                                                                            \
         oem_global_top(R, keys VALS_ARG, n, xf, log_jlow);                                       \
     }
 
 OEM_GLOBAL_TOP_KERNEL(1)
-#if KEYS_PER_ITEM >= 4
+#if CLSORT_WHEN_R2
 OEM_GLOBAL_TOP_KERNEL(2)
 #endif
-#if KEYS_PER_ITEM >= 8
+#if CLSORT_WHEN_R3
 OEM_GLOBAL_TOP_KERNEL(3)
 #endif
-#if KEYS_PER_ITEM >= 16
+#if CLSORT_WHEN_R4
 OEM_GLOBAL_TOP_KERNEL(4)
 #endif
-#if KEYS_PER_ITEM >= 32
+#if CLSORT_WHEN_R5
 OEM_GLOBAL_TOP_KERNEL(5)
 #endif
 
@@ -121,10 +114,8 @@ OEM_GLOBAL_TOP_KERNEL(5)
  * levels a register group would not be closed (a carry out of its slot bits lands in another
  * work-item's rows), so every level is one step over the tile with a barrier: the 2^nrow-fold
  * fewer global passes, not the local steps, are the point (docs/kernels.md). */
-#if TILE > 32 && WG_SIZE >= 16
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void oem_wide_top(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
-                  const uint log_jlow, const uint nrow)
+#if CLSORT_WHEN_WIDE
+__kernel CLSORT_SHAPE_GROUP void oem_wide_top(CLSORT_ARGS_SORT2(log_jlow, nrow))
 {
     __local key_type lk[TILE];
     LOCAL_VALS(lv, TILE);
@@ -168,8 +159,7 @@ void oem_wide_top(__global key_type *restrict keys VALS_PARAM, const idx_t n, co
 #endif
 
 /* (b) One level k < p of the merge with half-size p = 1 << log_p; work-item c is comparator c. */
-__kernel void oem_global_level(__global key_type *restrict keys VALS_PARAM, const idx_t n,
-                               const uint xf, const uint log_k, const uint log_p)
+__kernel CLSORT_SHAPE_GLOBAL void oem_global_level(CLSORT_ARGS_SORT2(log_k, log_p))
 {
     const idx_t k = (idx_t)1 << log_k, p = (idx_t)1 << log_p;
     const idx_t lo = insert_zero(get_global_id(0), k) + k, hi = lo + k;
@@ -193,9 +183,7 @@ __kernel void oem_global_level(__global key_type *restrict keys VALS_PARAM, cons
  * shifted = 0: windows [g*TILE, (g+1)*TILE), a flip merge of each.
  * The flip merge is bitonic sort's (docs/kernels.md): minimum below, so any n works as before. */
 #define OEM_REG_FINISH FULL_PATHS /* bitonic.cl's register-blocked tile shapes */
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void oem_finish_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
-                     const uint log_p, const uint shifted)
+__kernel CLSORT_SHAPE_GROUP void oem_finish_tile(CLSORT_ARGS_SORT2(log_p, shifted))
 {
     const idx_t first = (idx_t)get_group_id(0) * TILE + (shifted ? TILE / 2 : 0);
     if (shifted && ((first + TILE / 2) & ((((idx_t)2) << log_p) - 1)) == 0)

@@ -11,11 +11,6 @@
  * Everything here is standard OpenCL C (vloadn/vstoren, swizzles, select), so any device builds
  * it; the lane networks are written out by the preprocessor because a swizzle needs constant
  * lane numbers. */
-#ifndef CLSORT_ROWS_CL
-#define CLSORT_ROWS_CL
-#ifndef CLSORT_COMMON_CL
-#include "common.cl"
-#endif
 
 #if VEC_STEP == 2 || VEC_STEP == 4 || VEC_STEP == 8 || VEC_STEP == 16
 #define ROWS_VEC 1
@@ -200,4 +195,3 @@ inline key_row row_from_order(key_row y, const uint xf)
 #define ROWS_VEC 0
 #endif /* VEC_STEP in 2..16 */
 
-#endif /* CLSORT_ROWS_CL */

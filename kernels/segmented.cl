@@ -1,7 +1,7 @@
 /* segmented.cl - segmented sort: many independent segments keys[off[i] .. off[i+1]) of any
  * lengths, sorted in one set of launches (clsort_sort_segments; docs/kernels.md, "Segmented").
  *
- * Passes (one launch each, enqueued by host/segments.c):
+ * Passes (one launch each, scheduled by host/schedule.c):
  *   seg_count       one work-item per segment: counts the segments of each length bin
  *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
  *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
@@ -15,11 +15,6 @@
  * Every comparator puts the minimum at the lower position, so a virtual key (all ones in order
  * space, common.cl) never moves and comparators whose upper slot is virtual may be skipped. The
  * comparators run depend only on the segment lengths, never on key values. */
-#ifndef CLSORT_SEGMENTED_CL
-#define CLSORT_SEGMENTED_CL
-#ifndef CLSORT_COMMON_CL
-#include "common.cl"
-#endif
 
 #ifndef SEG_NET
 #define SEG_NET 0            /* 0 bitonic, 1 odd-even merge, 2 odd-even transposition */
@@ -67,8 +62,7 @@ inline int seg_bin(const ulong len)
     return b;
 }
 
-__kernel void seg_count(__global const ulong *off, const ulong nseg, const ulong cap,
-                        __global uint *meta)
+__kernel CLSORT_SHAPE_SEG_ITEM void seg_count(CLSORT_ARGS_SEG_BIN)
 {
     const ulong i = get_global_id(0);
     if (i >= nseg)
@@ -81,8 +75,7 @@ __kernel void seg_count(__global const ulong *off, const ulong nseg, const ulong
 
 /* The order inside a bin follows the atomics; it changes which work-item sorts which segment,
  * never what is sorted. */
-__kernel void seg_scatter(__global const ulong *off, const ulong nseg, const ulong cap,
-                          __global uint *meta)
+__kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 {
     const ulong i = get_global_id(0);
     if (i >= nseg)
@@ -222,9 +215,7 @@ inline void tiny_sort(__global key_type *keys VALS_PARAM, const uint len, const 
     }
 }
 
-__kernel void seg_sort_tiny(__global key_type *restrict keys VALS_PARAM,
-                            __global const ulong *off, const ulong nseg, const ulong cap,
-                            __global const uint *meta, const uint xf)
+__kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 {
     uint count = 0;
     for (int b = 0; b < SEG_TINY_BINS; ++b)
@@ -313,11 +304,7 @@ inline void global_seg_cmpx(__global key_type *gk, GV_PARAM __global uint *gq, c
 /* Sorts the segments of bins [bin_first, bin_last] of the list that hold at most max_len keys;
  * group g takes entries g, g + groups, ... so that any number of groups covers the bins. gpos (SEG_STABLE, large
  * segments) holds one position per key of the buffers; otherwise it is not touched. */
-__kernel __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
-void seg_sort_group(__global key_type *restrict keys VALS_PARAM, __global const ulong *off,
-                    const ulong nseg, const ulong cap, __global const uint *meta, const uint xf,
-                    const uint bin_first, const uint bin_last, __global uint *gpos,
-                    const ulong max_len)
+__kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_group(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[SEG_TILE];
 #if VAL_BYTES
@@ -380,4 +367,3 @@ void seg_sort_group(__global key_type *restrict keys VALS_PARAM, __global const 
     }
 }
 
-#endif /* CLSORT_SEGMENTED_CL */

@@ -6,20 +6,13 @@
  * blocks (2q+r%2, 2q+1+r%2) and splits them back, lower half below. ceil(n/TILE) rounds sort
  * (the 0-1 argument is in docs/kernels.md). A merge-split is a flip level across the block pair
  * (oet_merge_pairs, one comparator per work-item) followed by the half-cleaners below TILE, which
- * are bitonic_merge_tile from bitonic.cl.
+ * are bitonic_merge_tile (bitonic_merge.cl).
  */
-#ifndef CLSORT_COMMON_CL
-#include "common.cl"
-#endif
-#ifndef CLSORT_BITONIC_CL
-#include "bitonic.cl"
-#endif
+/* Follows tile.cl and bitonic_merge.cl in its program (manifest.h). */
 
 /* Sorts each tile with `rounds` rounds (each an even and an odd step); rounds >= TILE/2 sorts.
- * A tile of at most 32 keys belongs to one work-item (SOLO_TILE, as in bitonic.cl). */
-__kernel __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
-void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf,
-                   const uint rounds)
+ * A tile of at most 32 keys belongs to one work-item (SOLO_TILE, tile.cl). */
+__kernel CLSORT_SHAPE_TILE void oet_sort_tile(CLSORT_ARGS_SORT1(rounds))
 {
 #if SOLO_TILE
     key_type k[TILE];
@@ -67,8 +60,7 @@ void oet_sort_tile(__global key_type *restrict keys VALS_PARAM, const idx_t n, c
  * offset o of the lower block with the mirror offset 2*TILE-1-o of the pair. Both blocks are
  * sorted ascending, so this leaves the TILE smallest keys in the lower block and each block
  * bitonic; bitonic_merge_tile then sorts each block. */
-__kernel void oet_merge_pairs(__global key_type *restrict keys VALS_PARAM, const idx_t n,
-                              const uint xf, const uint parity)
+__kernel CLSORT_SHAPE_GLOBAL void oet_merge_pairs(CLSORT_ARGS_SORT1(parity))
 {
     const idx_t c = get_global_id(0);
     const idx_t q = c / TILE, o = c % TILE;

@@ -15,12 +15,12 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 # The layers of host/, highest first; a file may include headers of its own layer or below.
 # Keep this table the same as the one in docs/design.md.
 LAYERS='
-5 api       api_sort.c api_context.c api_tuning.c api_memory.c api_segments.c api_topk.c
+5 api       api_sort.c api_sort.h api_context.c api_tuning.c api_memory.c api_segments.c api_topk.c
 4 planning  plan.c plan.h schedule.c schedule.h params.c params.h config.c config.h
 3 execution run.c run.h scratch.c scratch.h hostsort.c hostsort.h transfer.c transfer.h segments.c segments.h topk.c topk.h
 2 programs  program.c program.h cache.c cache.h
 1 device    device.c device.h
-0 core      core.h errors.c plan_types.h util.h util.c names.c parcopy.c parcopy.h trust.h trust.c
+0 core      core.h errors.c plan_types.h kernels.c kernels.h util.h util.c names.c parcopy.c parcopy.h trust.h trust.c
 '
 
 n=0

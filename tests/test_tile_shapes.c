@@ -166,7 +166,7 @@ static int sort_batch(size_t n, t_rng *r)
     return ok;
 }
 
-/* bitonic_merge_tile's lane-exchange path (bitonic.cl, CLSORT_LANES), built through
+/* bitonic_merge_tile's lane-exchange path (bitonic_merge.cl, CLSORT_LANES), built through
  * $CLSORT_BUILD_OPTIONS with the portable local-memory exchange (CLSORT_LANES=2), so that any
  * device checks its layouts and comparators; NVIDIA runs the same path with shuffles
  * (CLSORT_LANES=1) when that is set. Shapes with 0, 2 and 3 register levels between the first

@@ -1,6 +1,7 @@
-/* test_wide.c - the wide global passes: bitonic's (bitonic_wide, bitonic_wide_flip in bitonic.cl)
- * and the odd-even merge's (oem_wide_top in oddeven_merge.cl). PoCL's default bitonic parameters
- * never use them (16-key solo tiles), so this test forces the GPU-shaped parameters that do
+/* test_wide.c - the wide global passes: bitonic's (bitonic_wide, bitonic_wide_flip in
+ * bitonic_wide.cl) and the odd-even merge's (oem_wide_top in oddeven_merge.cl). PoCL's default
+ * bitonic parameters never use them (16-key solo tiles), so this test forces the GPU-shaped
+ * parameters that do
  * (TILE 4096 / WG_SIZE 256 / KEYS_PER_ITEM 16 for 32-bit keys, 2048 / 128 / 8 for 64-bit keys and
  * pairs) and small shapes that take many trips through local memory per pass, then sorts keys and
  * pairs of u32 and u64 with both networks, both directions, sizes where the wide pass runs (powers

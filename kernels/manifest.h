@@ -1,0 +1,148 @@
+/* manifest.h - the contract between the host and the kernels, written once: which programs exist
+ * and the kernel files each is made of, in order; every kernel's name, the programs that hold it,
+ * its argument list, its launch shape, and the condition under which a build holds it.
+ *
+ * Read by both sides. The host includes it as C (host/plan_types.h, host/manifest.c): the
+ * schedule names kernels by identifiers made from this table, run.c sets arguments and group sizes
+ * from it, program.c concatenates each program's parts in the order below. It is also the first
+ * part of every program's source, so the kernels' guards are `#if CLSORT_WHEN_...`, their
+ * parameter lists CLSORT_ARGS_..., their group-size attributes CLSORT_SHAPE_... from these same
+ * lines. tests/test_manifest.c builds the programs with several parameter sets and checks that
+ * each holds exactly the kernels this table says, with the argument counts it says. Hence only
+ * preprocessor lines here: valid C and OpenCL C alike. */
+#ifndef CLSORT_MANIFEST_H
+#define CLSORT_MANIFEST_H
+
+/* ---- Programs and their parts ---------------------------------------------------------------
+ * X(NAME, parts): a program, and the kernels/ files (base names, embedded by mk/embed.c as
+ * clsort__src_<base>) concatenated in this order to make its source. The tile machinery
+ * (tile.cl) serves bitonic's tile passes, the transposition network's half-cleaners (bitonic's
+ * merge tile) and the odd-even merge's finish; each program leaves out the passes it never
+ * launches, which saves PoCL seconds of compiling. */
+#define CLSORT_PARTS_BITONIC(P) \
+    P(manifest) P(common) P(rows) P(tile) P(bitonic_sort) P(bitonic_merge) P(bitonic_global) \
+    P(bitonic_wide)
+#define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(common) P(rows) P(tile) P(oddeven_merge)
+#define CLSORT_PARTS_TRANSPOSITION(P) \
+    P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
+#define CLSORT_PARTS_SEGMENTED(P) P(manifest) P(common) P(segmented)
+/* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
+#define CLSORT_PROGRAMS(X)                                                          \
+    X(BITONIC, CLSORT_PARTS_BITONIC)                                                \
+    X(ODD_EVEN_MERGE, CLSORT_PARTS_ODD_EVEN_MERGE)                                  \
+    X(TRANSPOSITION, CLSORT_PARTS_TRANSPOSITION)                                    \
+    X(SEGMENTED, CLSORT_PARTS_SEGMENTED)
+/* Program sets for the kernel table's second column. */
+#define CLSORT_IN_BITONIC 1
+#define CLSORT_IN_ODD_EVEN_MERGE 2
+#define CLSORT_IN_TRANSPOSITION 4
+#define CLSORT_IN_SEGMENTED 8
+
+/* ---- When a kernel exists ----------------------------------------------------------------------
+ * Conditions over the build parameters TILE, WG_SIZE, VEC_STEP and KEYS_PER_ITEM (-D options made
+ * by host/params.c). The kernels test them with `#if`; the host evaluates the same expressions
+ * with those names bound to a clsort_params (host/manifest.c). */
+#define CLSORT_WHEN_ALWAYS 1
+/* A tile of at most 32 keys belongs to one work-item alone (no local memory, no barrier). */
+#define CLSORT_WHEN_SOLO (TILE <= 32)
+/* R fused levels a work-item in the global passes: R = 1 .. log2(KEYS_PER_ITEM). */
+#define CLSORT_WHEN_R1 1
+#define CLSORT_WHEN_R2 (KEYS_PER_ITEM >= 4)
+#define CLSORT_WHEN_R3 (KEYS_PER_ITEM >= 8)
+#define CLSORT_WHEN_R4 (KEYS_PER_ITEM >= 16)
+#define CLSORT_WHEN_R5 (KEYS_PER_ITEM >= 32)
+/* Rows of VEC_STEP == TILE keys: every row of a merge's last global pass is a whole tile, so the
+ * tile's half-cleaners run in that pass (bitonic's _tail_ kernels). */
+#define CLSORT_WHEN_TAIL (VEC_STEP == TILE && TILE <= 32)
+#define CLSORT_WHEN_TAIL_R1 CLSORT_WHEN_TAIL
+#define CLSORT_WHEN_TAIL_R2 (CLSORT_WHEN_TAIL && CLSORT_WHEN_R2)
+#define CLSORT_WHEN_TAIL_R3 (CLSORT_WHEN_TAIL && CLSORT_WHEN_R3)
+#define CLSORT_WHEN_TAIL_R4 (CLSORT_WHEN_TAIL && CLSORT_WHEN_R4)
+#define CLSORT_WHEN_TAIL_R5 (CLSORT_WHEN_TAIL && CLSORT_WHEN_R5)
+/* The wide passes: a work-group's virtual tile of rows at least 16 keys wide, in local memory;
+ * only for tiles shared by a work-group, with WG_SIZE >= 16. */
+#define CLSORT_WHEN_WIDE (TILE > 32 && WG_SIZE >= 16)
+
+/* ---- Argument lists ---------------------------------------------------------------------------
+ * The networks' kernels take (keys, [vals,] n, xf) and then one or two uints of their own (the
+ * schedule's step arguments); VALS_PARAM (common.cl) is the values argument of pair programs.
+ * The segmented kernels take the segment list (host/run.c sets them per kind). */
+#define CLSORT_ARGS_SORT1(a) \
+    __global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf, const uint a
+#define CLSORT_ARGS_SORT2(a, b) \
+    __global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf, const uint a, \
+        const uint b
+#define CLSORT_ARGS_SEG_BIN \
+    __global const ulong *off, const ulong nseg, const ulong cap, __global uint *meta
+#define CLSORT_ARGS_SEG_TINY                                                                 \
+    __global key_type *restrict keys VALS_PARAM, __global const ulong *off, const ulong nseg, \
+        const ulong cap, __global const uint *meta, const uint xf
+#define CLSORT_ARGS_SEG_GROUP                                                                \
+    __global key_type *restrict keys VALS_PARAM, __global const ulong *off, const ulong nseg, \
+        const ulong cap, __global const uint *meta, const uint xf, const uint bin_first,     \
+        const uint bin_last, __global uint *gpos, const ulong max_len
+/* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
+#define CLSORT_NARGS_SORT1(vals) (4 + (vals))
+#define CLSORT_NARGS_SORT2(vals) (5 + (vals))
+#define CLSORT_NARGS_SEG_BIN(vals) 4
+#define CLSORT_NARGS_SEG_TINY(vals) (6 + (vals))
+#define CLSORT_NARGS_SEG_GROUP(vals) (10 + (vals))
+
+/* ---- Launch shapes ----------------------------------------------------------------------------
+ * TILE: exactly WG_SIZE work-items a group, a work-group a tile, or a work-item a tile where
+ * CLSORT_WHEN_SOLO holds (WG_SIZE solo tiles to a group); GROUP: exactly WG_SIZE work-items a
+ * group, a work-group a (virtual) tile always; GLOBAL: any group size (the host picks 256, fewer
+ * if the kernel allows fewer);
+ * SEG_ITEM: any group size (64 or fewer); SEG_GROUP: exactly SEG_WG work-items a group. */
+#define CLSORT_SHAPE_TILE __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+#define CLSORT_SHAPE_GROUP __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+#define CLSORT_SHAPE_GLOBAL
+#define CLSORT_SHAPE_SEG_ITEM
+#define CLSORT_SHAPE_SEG_GROUP __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
+
+/* ---- Kernels ----------------------------------------------------------------------------------
+ * X(name, programs, args, shape, when): programs is a set of CLSORT_IN_*; args a CLSORT_ARGS_*
+ * list, shape a CLSORT_SHAPE_*, when a CLSORT_WHEN_* condition (suffixes here). docs/kernels.md
+ * describes each pass. */
+#define CLSORT_KERNELS(X)                                                                     \
+    X(bitonic_sort_tile, CLSORT_IN_BITONIC, SORT1, TILE, ALWAYS)                              \
+    X(bitonic_merge_tile, CLSORT_IN_BITONIC | CLSORT_IN_TRANSPOSITION, SORT1, TILE, ALWAYS)   \
+    X(bitonic_global_r1, CLSORT_IN_BITONIC, SORT1, GLOBAL, R1)                                \
+    X(bitonic_global_r2, CLSORT_IN_BITONIC, SORT1, GLOBAL, R2)                                \
+    X(bitonic_global_r3, CLSORT_IN_BITONIC, SORT1, GLOBAL, R3)                                \
+    X(bitonic_global_r4, CLSORT_IN_BITONIC, SORT1, GLOBAL, R4)                                \
+    X(bitonic_global_r5, CLSORT_IN_BITONIC, SORT1, GLOBAL, R5)                                \
+    X(bitonic_flip_r1, CLSORT_IN_BITONIC, SORT1, GLOBAL, R1)                                  \
+    X(bitonic_flip_r2, CLSORT_IN_BITONIC, SORT1, GLOBAL, R2)                                  \
+    X(bitonic_flip_r3, CLSORT_IN_BITONIC, SORT1, GLOBAL, R3)                                  \
+    X(bitonic_flip_r4, CLSORT_IN_BITONIC, SORT1, GLOBAL, R4)                                  \
+    X(bitonic_flip_r5, CLSORT_IN_BITONIC, SORT1, GLOBAL, R5)                                  \
+    X(bitonic_global_tail_r1, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R1)                      \
+    X(bitonic_global_tail_r2, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R2)                      \
+    X(bitonic_global_tail_r3, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R3)                      \
+    X(bitonic_global_tail_r4, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R4)                      \
+    X(bitonic_global_tail_r5, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R5)                      \
+    X(bitonic_flip_tail_r1, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R1)                        \
+    X(bitonic_flip_tail_r2, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R2)                        \
+    X(bitonic_flip_tail_r3, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R3)                        \
+    X(bitonic_flip_tail_r4, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R4)                        \
+    X(bitonic_flip_tail_r5, CLSORT_IN_BITONIC, SORT1, GLOBAL, TAIL_R5)                        \
+    X(bitonic_wide, CLSORT_IN_BITONIC, SORT2, GROUP, WIDE)                                    \
+    X(bitonic_wide_flip, CLSORT_IN_BITONIC, SORT2, GROUP, WIDE)                               \
+    X(oem_sort_tile, CLSORT_IN_ODD_EVEN_MERGE, SORT1, GROUP, ALWAYS)                          \
+    X(oem_global_top_r1, CLSORT_IN_ODD_EVEN_MERGE, SORT1, GLOBAL, R1)                         \
+    X(oem_global_top_r2, CLSORT_IN_ODD_EVEN_MERGE, SORT1, GLOBAL, R2)                         \
+    X(oem_global_top_r3, CLSORT_IN_ODD_EVEN_MERGE, SORT1, GLOBAL, R3)                         \
+    X(oem_global_top_r4, CLSORT_IN_ODD_EVEN_MERGE, SORT1, GLOBAL, R4)                         \
+    X(oem_global_top_r5, CLSORT_IN_ODD_EVEN_MERGE, SORT1, GLOBAL, R5)                         \
+    X(oem_wide_top, CLSORT_IN_ODD_EVEN_MERGE, SORT2, GROUP, WIDE)                             \
+    X(oem_global_level, CLSORT_IN_ODD_EVEN_MERGE, SORT2, GLOBAL, ALWAYS)                      \
+    X(oem_finish_tile, CLSORT_IN_ODD_EVEN_MERGE, SORT2, GROUP, ALWAYS)                        \
+    X(oet_sort_tile, CLSORT_IN_TRANSPOSITION, SORT1, TILE, ALWAYS)                            \
+    X(oet_merge_pairs, CLSORT_IN_TRANSPOSITION, SORT1, GLOBAL, ALWAYS)                        \
+    X(seg_count, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_ITEM, ALWAYS)                              \
+    X(seg_scatter, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_ITEM, ALWAYS)                            \
+    X(seg_sort_tiny, CLSORT_IN_SEGMENTED, SEG_TINY, SEG_ITEM, ALWAYS)                         \
+    X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)
+
+#endif /* CLSORT_MANIFEST_H */
