@@ -14,6 +14,7 @@
 #   SEED=1234 ...                               replays a run; FUZZ_CASE=17 only its case 17
 #   FUZZ_CASES=N  at most N cases (default by CLSORT_TEST_LEVEL: 0: 100, 1: 1500, 2: 100000)
 #   FUZZ_TIME=S   stop starting cases after S seconds (default by level: 15, 50, 600)
+#   FUZZ_KEEP=DIR keep each failing case's files (input, parts, output, reference) in DIR/CASE
 set -u
 
 BUILD=${BUILD:-build}
@@ -203,6 +204,9 @@ while [ "$i" -lt "$CASES" ]; do
         echo "not ok $i - $desc: exit $rc, $(wc -c <out 2>/dev/null || echo no) bytes, expected $(wc -c <ref)"
         sed 's/^/#   stderr: /' err | head -3
         echo "#   replay: SEED=$SEED FUZZ_CASE=$i BUILD=$BUILD sh tests/cli/fuzz_runs.sh"
+        if [ -n "${FUZZ_KEEP:-}" ]; then # the case's files, to look at
+            mkdir -p "$FUZZ_KEEP/$i" && cp in ref out err p1 p2 p3 "$FUZZ_KEEP/$i/" 2>/dev/null
+        fi
     fi
 done
 echo "1..$((n_ok + n_fail))"
