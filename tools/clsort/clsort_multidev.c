@@ -3,11 +3,11 @@
  *
  * Key ranges (issue 28), for inputs that are regular files and fit in host memory twice: the
  * input is read into memory while the contexts are made (and the rates of devices of different
- * models measured: ranges in proportion to them); a
- * regular sample gives nd-1 splitters, each record goes to the device that owns its key range,
- * each device sorts its range (in runs of its own, merged in memory, when the range is larger than
- * a device sort: -S or the device's memory) and its range is written at its final offset. No run
- * files and no host merge of the devices' results.
+ * models measured: ranges in proportion to them); a regular sample gives nd-1 splitters, each
+ * record goes to the device that owns its key range (into page-locked memory of that device's
+ * context), each device sorts its range (in runs of its own, merged in memory, when the range is
+ * larger than a device sort: -S or the device's memory) and its range is written at its final
+ * offset. No run files and no host merge of the devices' results.
  *
  * The same bytes as one device with -s: every record is placed by (its keys, its input position),
  * as clsort-mpi does (tools/clsort-mpi/mpi_exchange.c). Those pairs are all distinct, so a file of
