@@ -12,7 +12,16 @@ CFLAGS  ?= $(OPT) -g
 CXXFLAGS ?= $(OPT) -g
 WARN     = -Wall -Wextra -Wpedantic $(if $(WERROR),-Werror)
 SAN     ?=
-ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost -I$(BUILD) $(CFLAGS)
+ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -I$(BUILD) $(CFLAGS)
+# The library's layers, one folder each under host/, highest first (docs/design.md, "Layers";
+# tests/check_layers.sh reads a file's layer from its folder). Only the library and the white-box
+# tests see them: the tools compile against include/ alone, so the compiler enforces that they use
+# the public API.
+HOST_DIRS    = host/api host/planning host/execution host/programs host/device host/core
+HOST_INC     = $(addprefix -I,$(HOST_DIRS))
+HOST_HDRS    = $(wildcard $(addsuffix /*.h,$(HOST_DIRS)))
+vpath %.c $(HOST_DIRS)
+vpath %.cc $(HOST_DIRS)
 ALL_CXXFLAGS = -std=c++17 $(WARN) $(SAN) -Iinclude $(CXXFLAGS)
 LDLIBS  = -lOpenCL -lpthread -lm -linih
 # Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
@@ -63,9 +72,9 @@ KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl
             kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
             kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl kernels/topk.cl
-LIB_SRCS  = $(wildcard host/*.c)
-LIB_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/obj/%.o) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
-PIC_OBJS  = $(LIB_SRCS:host/%.c=$(BUILD)/pic/%.o) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)
+LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
+LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
+PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)
 # One folder per program under tools/ (docs/design.md, "Source layout").
 CLI_SRCS   = $(wildcard tools/clsort/*.c)
 TUNE_SRCS  = $(wildcard tools/clsort-tune/*.c)
@@ -105,21 +114,21 @@ $(BUILD)/kernels_embedded.c: $(KERNELS) $(BUILD)/embed
 $(BUILD) $(BUILD)/obj $(BUILD)/pic $(BUILD)/tests:
 	mkdir -p $@
 
-$(BUILD)/obj/%.o: host/%.c $(wildcard host/*.h) include/clsort.h | $(BUILD)/obj
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
-$(BUILD)/pic/%.o: host/%.c $(wildcard host/*.h) include/clsort.h | $(BUILD)/pic
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+$(BUILD)/obj/%.o: %.c $(HOST_HDRS) include/clsort.h | $(BUILD)/obj
+	$(CC) $(ALL_CFLAGS) $(HOST_INC) -c -o $@ $<
+$(BUILD)/pic/%.o: %.c $(HOST_HDRS) include/clsort.h | $(BUILD)/pic
+	$(CC) $(ALL_CFLAGS) $(HOST_INC) -fPIC -fvisibility=hidden -c -o $@ $<
 # The data directory compiled in is the last place the runtime looks for shipped configs.
 $(BUILD)/obj/config.o $(BUILD)/pic/config.o: ALL_CFLAGS += -DCLSORT_DATADIR='"$(CONFIGDIR)"'
 $(BUILD)/obj/hostsort.o $(BUILD)/pic/hostsort.o: ALL_CFLAGS += $(if $(HAVE_HWY),-DCLSORT_HAVE_HWY=1)
-$(BUILD)/obj/hostsort_hwy.o: host/hostsort_hwy.cc | $(BUILD)/obj
+$(BUILD)/obj/hostsort_hwy.o: hostsort_hwy.cc | $(BUILD)/obj
 	$(CXX) $(ALL_CXXFLAGS) -c -o $@ $<
-$(BUILD)/pic/hostsort_hwy.o: host/hostsort_hwy.cc | $(BUILD)/pic
+$(BUILD)/pic/hostsort_hwy.o: hostsort_hwy.cc | $(BUILD)/pic
 	$(CXX) $(ALL_CXXFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 $(BUILD)/obj/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/obj
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(HOST_INC) -c -o $@ $<
 $(BUILD)/pic/kernels_embedded.o: $(BUILD)/kernels_embedded.c | $(BUILD)/pic
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(HOST_INC) -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(BUILD)/libclsort.a: $(LIB_OBJS) $(BUILD)/obj/kernels_embedded.o
 	rm -f $@ && ar rcs $@ $^
@@ -158,7 +167,7 @@ $(BUILD)/clsort-bench: $(BENCH_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BENCH_CXX:too
 # ---- Tests ----
 # Each tests/test_*.c is one program (TAP output); tests/run_tests.sh runs them all.
 $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(BUILD)/libclsort.a | $(BUILD)/tests
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(BUILD)/libclsort.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(HOST_INC) -Itests -o $@ $< $(BUILD)/libclsort.a $(LDLIBS)
 
 test: all tests
 	BUILD=$(BUILD) sh tests/run_tests.sh
@@ -298,7 +307,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 60
 FUZZ_SAN   ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZERS     = args config records
-FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost -Itools/clsort \
+FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude $(HOST_INC) -Itools/clsort \
               -I$(FUZZ_BUILD)
 
 # The library for the harnesses, built with clang by a sub-make (coverage without a main).
@@ -308,11 +317,11 @@ FUZZ_CLI    = tools/clsort
 $(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_CLI)/clsort_keys.c \
                          $(FUZZ_CLI)/clsort_messages.c $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
-$(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/config.c $(FUZZ_BUILD)/libclsort.a
+$(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/planning/config.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_CLI)/clsort_records.c $(FUZZ_CLI)/clsort_fileio.c \
                             $(FUZZ_CLI)/clsort_signals.c $(FUZZ_CLI)/clsort_messages.c \
-                            $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c host/hostsort.c
+                            $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c host/execution/hostsort.c
 	@mkdir -p $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lpthread
 

@@ -2,7 +2,7 @@
  * its mirror image first, then runs half-cleaners; every comparator puts the minimum at the lower
  * position, so every block sorts ascending and any n works without padding (docs/kernels.md).
  *
- * Passes (one launch each, scheduled by host/schedule.c):
+ * Passes (one launch each, scheduled by host/planning/schedule.c):
  *   bitonic_sort_tile     (a) each work-group sorts TILE keys in local memory (this file)
  *   bitonic_global_rN     (b) strides >= TILE: each work-item runs N fused levels on 2^N keys in
  *                             private memory (N = 1..log2(KEYS_PER_ITEM); bitonic_global.cl)

@@ -156,7 +156,7 @@ bitonic_wide_body(const uint FLIP, __local key_type *lk WIDE_LV_PARAM,
 #undef WIDE_POS
 
 /* One work-group of WG_SIZE work-items per virtual tile: N / TILE groups per array, jlow >= TILE,
- * nrow in [WIDE_LOG, log2(TILE / 16)] (host/schedule.c). Local memory is declared here: OpenCL C
+ * nrow in [WIDE_LOG, log2(TILE / 16)] (host/planning/schedule.c). Local memory is declared here: OpenCL C
  * allows __local variables only at kernel scope. */
 #define BITONIC_WIDE_KERNEL_(name, FLIP)                                                    \
     __kernel CLSORT_SHAPE_GROUP void name(CLSORT_ARGS_SORT2(log_jlow, nrow))                \

@@ -3,7 +3,7 @@
  *
  * Every program's source is manifest.h, this file, then its own parts, concatenated in the order
  * manifest.h gives (CLSORT_PARTS_*). All parameters are -D defines made by one host function
- * (host/params.c, clsort__build_options); the defaults below are for experiments only. */
+ * (host/planning/params.c, clsort__build_options); the defaults below are for experiments only. */
 #ifndef CLSORT_COMMON_CL
 #define CLSORT_COMMON_CL
 

@@ -2,7 +2,7 @@
  * and the kernel files each is made of, in order; every kernel's name, the programs that hold it,
  * its argument list, its launch shape, and the condition under which a build holds it.
  *
- * Read by both sides. The host includes it as C (host/plan_types.h, host/manifest.c): the
+ * Read by both sides. The host includes it as C (host/core/plan_types.h, host/core/kernels.c): the
  * schedule names kernels by identifiers made from this table, run.c sets arguments and group sizes
  * from it, program.c concatenates each program's parts in the order below. It is also the first
  * part of every program's source, so the kernels' guards are `#if CLSORT_WHEN_...`, their
@@ -40,8 +40,8 @@
 
 /* ---- When a kernel exists ----------------------------------------------------------------------
  * Conditions over the build parameters TILE, WG_SIZE, VEC_STEP and KEYS_PER_ITEM (-D options made
- * by host/params.c). The kernels test them with `#if`; the host evaluates the same expressions
- * with those names bound to a clsort_params (host/manifest.c). */
+ * by host/planning/params.c). The kernels test them with `#if`; the host evaluates the same expressions
+ * with those names bound to a clsort_params (host/core/kernels.c). */
 #define CLSORT_WHEN_ALWAYS 1
 /* A tile of at most 32 keys belongs to one work-item alone (no local memory, no barrier). */
 #define CLSORT_WHEN_SOLO (TILE <= 32)
@@ -66,7 +66,7 @@
 /* ---- Argument lists ---------------------------------------------------------------------------
  * The networks' kernels take (keys, [vals,] n, xf) and then one or two uints of their own (the
  * schedule's step arguments); VALS_PARAM (common.cl) is the values argument of pair programs.
- * The segmented kernels take the segment list (host/run.c sets them per kind). */
+ * The segmented kernels take the segment list (host/execution/run.c sets them per kind). */
 #define CLSORT_ARGS_SORT1(a) \
     __global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf, const uint a
 #define CLSORT_ARGS_SORT2(a, b) \

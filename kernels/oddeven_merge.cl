@@ -4,7 +4,7 @@
  * Every comparator puts the minimum at the lower position (docs/kernels.md).
  *
  * Unlike bitonic sort, the levels below p shift their pairs by k, so no tile of any alignment is
- * closed under two consecutive such levels. Passes (scheduled by host/schedule.c):
+ * closed under two consecutive such levels. Passes (scheduled by host/planning/schedule.c):
  *   oem_sort_tile      (a) each work-group runs every merge with 2p <= TILE in local memory
  *   oem_global_top_rN  (b) the first N levels p, ..., p/2^(N-1) of a merge, fused in private
  *                          memory (that set is closed: x + k only carries into bits of the set)

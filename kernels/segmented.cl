@@ -1,7 +1,7 @@
 /* segmented.cl - segmented sort: many independent segments keys[off[i] .. off[i+1]) of any
  * lengths, sorted in one set of launches (clsort_sort_segments; docs/kernels.md, "Segmented").
  *
- * Passes (one launch each, scheduled by host/schedule.c):
+ * Passes (one launch each, scheduled by host/planning/schedule.c):
  *   seg_count       one work-item per segment: counts the segments of each length bin
  *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
  *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in

@@ -5,7 +5,7 @@
  * a strict total order, so every network here gives the stable result and the output is unique.
  * Positions past a row's end hold a virtual item (all-ones key and index) above every real one.
  *
- * Passes (one launch each, enqueued by host/topk.c):
+ * Passes (one launch each, enqueued by host/execution/topk.c):
  *   topk_tile    one work-group per tile of TK_TILE items: loads them (from the input rows, or
  *                from the items of the previous pass), optionally sorts blocks of K (the power of
  *                two >= k) or finishes a merge, then halves pairs of sorted blocks to the K

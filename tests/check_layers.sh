@@ -1,7 +1,8 @@
 #!/bin/sh
 # check_layers.sh - the include structure of host/ and tools/ (docs/design.md, "Modules"), read
 # from the #include "..." lines (TAP). Checks:
-#   - every host file has a layer in the table below, and every file in the table exists;
+#   - every host file lies in a layer folder (host/<layer>/, the layer named by the folder) and
+#     file names are unique across them (the library compiles with one -I per layer);
 #   - each host file includes only headers of its own layer or below;
 #   - no include cycle among host headers, and none among host modules (x.c and x.h count as one
 #     module, so two files that include each other's headers form a cycle);
@@ -12,16 +13,9 @@
 
 cd "${1:-$(dirname "$0")/..}" || exit 2
 
-# The layers of host/, highest first; a file may include headers of its own layer or below.
-# Keep this table the same as the one in docs/design.md.
-LAYERS='
-5 api       api_sort.c api_sort.h api_context.c api_tuning.c api_memory.c api_segments.c api_topk.c
-4 planning  plan.c plan.h schedule.c schedule.h params.c params.h config.c config.h
-3 execution run.c run.h scratch.c scratch.h hostsort.c hostsort.h transfer.c transfer.h segments.c segments.h topk.c topk.h
-2 programs  program.c program.h cache.c cache.h
-1 device    device.c device.h
-0 core      core.h errors.c plan_types.h kernels.c kernels.h util.h util.c names.c parcopy.c parcopy.h trust.h trust.c
-'
+# The layers of host/ are its folders, highest first; a file may include headers of its own
+# layer or below. The same order is HOST_DIRS in the Makefile and the table in docs/design.md.
+LAYER_DIRS='api planning execution programs device core'
 
 n=0
 failed=0
@@ -70,42 +64,55 @@ find_cycle() {
 }
 
 # ---- host/ ----------------------------------------------------------------------------------
-layer_of() { # file name in host/ -> its layer number, empty if not in the table
-    printf '%s\n' "$LAYERS" | awk -v f="$1" '{ for (i = 3; i <= NF; ++i) if ($i == f) print $1 }'
+# A layer's number: 0 for core (the bottom), counting up to api; empty for an unknown folder.
+layer_of_dir() {
+    printf '%s\n' $LAYER_DIRS | awk -v d="$1" '{ names[NR] = $1 } END { for (i = 1; i <= NR; ++i) if (names[i] == d) print NR - i }'
+}
+# The folder (layer) holding a header name, searched as the compiler does (HOST_INC).
+dir_of_header() {
+    for d in $LAYER_DIRS; do
+        [ -e "host/$d/$1" ] && { echo "$d"; return; }
+    done
 }
 
-missing=""
-for f in host/*.c host/*.h; do
-    [ -e "$f" ] || continue
-    [ -n "$(layer_of "${f#host/}")" ] || missing="$missing ${f#host/}"
+stray=""
+for f in host/* host/*/*/*; do
+    [ -f "$f" ] && stray="$stray $f"
 done
-point "$([ -z "$missing" ]; echo $?)" "every host file has a layer in the table" \
-    "not in the table:$missing"
-
-stale=""
-for name in $(printf '%s\n' "$LAYERS" | awk 'NF { for (i = 3; i <= NF; ++i) print $i }'); do
-    [ -e "host/$name" ] || stale="$stale $name"
+point "$([ -z "$stray" ]; echo $?)" "every host file lies in a layer folder (host/<layer>/)" \
+    "outside the layer folders:$stray"
+unknown=""
+for d in host/*/; do
+    d=${d%/}
+    [ -n "$(layer_of_dir "${d#host/}")" ] || unknown="$unknown $d"
 done
-point "$([ -z "$stale" ]; echo $?)" "every file in the layer table exists in host/" \
-    "in the table but not in host/:$stale"
+point "$([ -z "$unknown" ]; echo $?)" "every folder under host/ is a known layer" \
+    "not a layer ($LAYER_DIRS):$unknown"
+dups=$(for f in host/*/*; do basename "$f"; done | sort | uniq -d | tr '\n' ' ')
+point "$([ -z "$dups" ]; echo $?)" "file names are unique across host/ (one include path per layer)" \
+    "in several layers: $dups"
 
 : >"$tmp/host_headers"
 : >"$tmp/host_modules"
-for f in host/*.c host/*.h; do
+for f in host/*/*.c host/*/*.h host/*/*.cc; do
     [ -e "$f" ] || continue
-    name=${f#host/}
-    mine=$(layer_of "$name")
+    rel=${f#host/}
+    dir=${rel%%/*}
+    name=${rel#*/}
+    mine=$(layer_of_dir "$dir")
+    mine=${mine:-0} # an unknown folder: reported above
     bad=""
     for inc in $(includes "$f"); do
-        [ -e "host/$inc" ] || continue # the public header or a generated one: a leaf
+        theirs_dir=$(dir_of_header "$inc")
+        [ -n "$theirs_dir" ] || continue # the public header or a generated one: a leaf
         case $name in *.h) echo "$name $inc" >>"$tmp/host_headers" ;; esac
         echo "${name%.*} ${inc%.*}" >>"$tmp/host_modules"
-        theirs=$(layer_of "$inc")
-        if [ -n "$mine" ] && [ -n "$theirs" ] && [ "$theirs" -gt "$mine" ]; then
-            bad="$bad $inc (layer $theirs)"
+        theirs=$(layer_of_dir "$theirs_dir")
+        if [ "$theirs" -gt "$mine" ]; then
+            bad="$bad $theirs_dir/$inc"
         fi
     done
-    point "$([ -z "$bad" ]; echo $?)" "host/$name (layer ${mine:-?}) includes only its layer or below" \
+    point "$([ -z "$bad" ]; echo $?)" "host/$rel includes only its layer ($dir) or below" \
         "includes a higher layer:$bad"
 done
 

@@ -1,5 +1,5 @@
 /* test_host_path.c - the host's own sort (Highway's vqsort where the library was built with
- * libhwy, else the radix sort of host/hostsort.c) and who gets it: every key type, both
+ * libhwy, else the radix sort of host/execution/hostsort.c) and who gets it: every key type, both
  * directions, keys alone and pairs with 4- and 8-byte values, CLSORT_STABLE, against the qsort
  * reference; then the rule of docs/tuning.md: AUTO sorts host arrays on the host up to the
  * config's host_path_max (by default every size on a CPU device, none elsewhere), explicit

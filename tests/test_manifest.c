@@ -3,7 +3,7 @@
  * makes for several parameter sets, holds exactly the kernels the manifest's table says for those
  * parameters (CLSORT_WHEN_* evaluated here, in C, on the same values the kernels' #if guards
  * saw), and each kernel takes the number of arguments of its list (CLSORT_NARGS_*). The host's
- * schedule names kernels only through that table (host/schedule.c), so this is the check that its
+ * schedule names kernels only through that table (host/planning/schedule.c), so this is the check that its
  * names and the kernels' never drift. The files are read from kernels/ (the test runs from the
  * repository root), the device is the one clsort_create picks. */
 #include "test_util.h"
@@ -80,7 +80,7 @@ static char *read_part(const char *base, size_t *len)
     return buf;
 }
 
-/* The program's source: its parts in order, a newline after each (as host/program.c makes it). */
+/* The program's source: its parts in order, a newline after each (as host/programs/program.c makes it). */
 static char *program_source(int prog)
 {
     size_t total = 0;

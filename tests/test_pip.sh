@@ -69,7 +69,7 @@ check "... loads the library it carries (clsort/lib/libclsort.so.0)" \
     '[ "$(cd "$tmp" && env -u CLSORT_LIBRARY "$v" -c "import clsort; print(clsort.library_path())")" = "$site/lib/libclsort.so.0" ]'
 check "... clsort.__version__ is the library's ($version), and the installed distribution's" \
     '[ "$(cd "$tmp" && env -u CLSORT_LIBRARY "$v" -c "import clsort, importlib.metadata as m; print(clsort.__version__, m.version(\"clsort\"))")" = "$version $version" ]'
-# host/config.c looks for PREFIX/share/clsort/devices beside PREFIX/lib/libclsort.so.N.
+# host/planning/config.c looks for PREFIX/share/clsort/devices beside PREFIX/lib/libclsort.so.N.
 check "... carries the shipped configs where the library looks (clsort/share/clsort/devices)" \
     '[ "$(ls "$site/share/clsort/devices")" = "$(ls configs | grep "\.ini$")" ]'
 check "... CLSORT_LIBRARY overrides the carried library" \

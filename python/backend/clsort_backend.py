@@ -9,7 +9,7 @@ The wheel carries libclsort: build_wheel runs the repository's own Makefile
 (`make -C ROOT BUILD=<tmp> <tmp>/libclsort.so`, so the sources and the kernel embedding are
 exactly those of `make`) and puts the shared library in clsort/lib/ with the shipped device
 configs in clsort/share/clsort/devices/, where the library looks for them relative to its own
-file (PREFIX/lib -> PREFIX/share/clsort/devices, host/config.c). ROOT, the repository, is found
+file (PREFIX/lib -> PREFIX/share/clsort/devices, host/planning/config.c). ROOT, the repository, is found
 from this file: python/ inside a checkout (pip >= 21.3 builds in place), the csrc/ copy that an
 sdist of this backend carries, or CLSORT_SOURCE_DIR. CLSORT_BUILD_LIBRARY=0 builds a pure-Python
 wheel that loads an installed libclsort instead (for distributions that package the library).

@@ -1,11 +1,11 @@
-/* fuzz_config.c - libFuzzer harness for the tuned-config parser: host/config.c is compiled into
+/* fuzz_config.c - libFuzzer harness for the tuned-config parser: host/planning/config.c is compiled into
  * this file (its parser is static), and every input is read by try_file() exactly as a context
  * reads a config file: inih, the section/key handler, the per-section checks against a device's
  * limits, and the warnings. Properties checked: no crash or sanitizer report, every parameter set
  * that is taken passes clsort__check_params, AUTO rules have increasing sizes, and the host
  * fallback size stays within its limit. */
 #define _GNU_SOURCE
-#include "../../host/config.c"
+#include "../../host/planning/config.c"
 
 #include <unistd.h>
 

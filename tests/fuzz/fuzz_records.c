@@ -2,7 +2,7 @@
  * any offset (cli_key_ordinal), sorting a chunk of records as (key, index) pairs and putting ties
  * back in input order (cli_chunk_sort, order_ties), and the streaming order check of -c
  * (cli_check_input). tools/clsort/clsort_records.c is compiled unchanged; the library calls it
- * makes are stubbed here by the library's own host sort (host/hostsort.c) followed by a deliberate
+ * makes are stubbed here by the library's own host sort (host/execution/hostsort.c) followed by a deliberate
  * reversal of every run of equal keys, as an unstable device network might leave them.
  *
  * Input: byte 0 picks the type and direction, byte 1 the record size (1..64), byte 2 the key
@@ -20,7 +20,7 @@
 #include "clsort_records.h"
 #include "clsort_messages.h"
 
-/* From host/hostsort.c (linked as an object): the library's host sort and order transform. */
+/* From host/execution/hostsort.c (linked as an object): the library's host sort and order transform. */
 int clsort__host_sort(void *keys, void *values, size_t value_size, size_t n, clsort_type type,
                       unsigned flags);
 

@@ -47,7 +47,7 @@ typedef enum clsort__shape {
     CLSORT__SHAPE_SEG_GROUP /* exactly SEG_WG work-items a group */
 } clsort__shape;
 
-/* One row of the manifest's kernel table (host/kernels.c). */
+/* One row of the manifest's kernel table (host/core/kernels.c). */
 typedef struct clsort__kernel_info {
     const char *name;
     unsigned programs;      /* CLSORT_IN_* bits: 1 << clsort__program_id */
