@@ -37,7 +37,8 @@ static int finish_create(clsort_ctx *ctx)
     ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
     clsort__load_config(ctx); /* fills ctx->configured, auto rules, host fallback, warnings */
     memcpy(ctx->params, ctx->configured, sizeof ctx->params);
-    clsort__transfer_init(ctx);
+    if (clsort__transfer_init(ctx) != CLSORT_OK)
+        return CLSORT_ERR_OUT_OF_MEMORY;
     clsort__trace(ctx, "device %u:%u %s (%s), config: %s", ctx->dev.platform_index,
                   ctx->dev.device_index, ctx->dev.name, ctx->dev.driver, ctx->config_source);
     return CLSORT_OK;

@@ -261,7 +261,7 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
         rc = device_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
     }
     ctx->stats.total_ns = clsort__now_ns() - t0;
-    ctx->stats.pinned_bytes = ctx->staging.size;
+    ctx->stats.pinned_bytes = clsort__staging_bytes(ctx);
     return rc;
 }
 
@@ -369,7 +369,7 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
     if (n >= 2 && count > 0)
         rc = device_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     ctx->stats.total_ns = clsort__now_ns() - t0;
-    ctx->stats.pinned_bytes = ctx->staging.size;
+    ctx->stats.pinned_bytes = clsort__staging_bytes(ctx);
     return rc;
 }
 
@@ -604,7 +604,7 @@ fail:
             }
     }
     ctx->stats.total_ns = clsort__now_ns() - t0;
-    ctx->stats.pinned_bytes = ctx->staging.size;
+    ctx->stats.pinned_bytes = clsort__staging_bytes(ctx);
     return rc;
 }
 

@@ -46,32 +46,10 @@ typedef struct clsort__program {
     int nkernels;
 } clsort__program;
 
-/* A block of page-locked host memory handed out by clsort_host_alloc: a CL_MEM_ALLOC_HOST_PTR
- * buffer, mapped for as long as the block lives. */
-typedef struct clsort__pinned_block {
-    struct clsort__pinned_block *next;
-    cl_mem buf;
-    unsigned char *host;           /* the mapping: what clsort_host_alloc returned */
-    size_t size;
-} clsort__pinned_block;
+/* The transfer state (clsort_host_alloc's pinned blocks, the pinned staging of other host
+ * arrays, the transfer queue) is private to execution/transfer.c: the context holds a pointer. */
+struct clsort__transfer;
 
-/* Transfers still running (transfer.c): waited on before their staging slot is reused, and their
- * profiled durations added to the statistics then. */
-#define CLSORT__MAX_PENDING 32
-typedef struct clsort__staging {
-    cl_mem buf;                    /* CL_MEM_ALLOC_HOST_PTR, mapped while it lives; NULL: none */
-    unsigned char *host;           /* its mapping */
-    size_t size;                   /* bytes of buf (two slots of size / 2) */
-    size_t limit;                  /* upper bound on size (CLSORT_STAGING_MAX, device memory) */
-    cl_event slot_event[2];        /* the last transfer through each slot, NULL when idle */
-    int slot_upload[2];            /* 1: that transfer was an upload, 0: a download */
-    cl_event pending[CLSORT__MAX_PENDING]; /* transfers not from staging (pinned, small) */
-    int pending_upload[CLSORT__MAX_PENDING];
-    int npending;
-    cl_command_queue queue;        /* the transfer queue of overlapped uploads (transfer.c), made
-                                    * on first use on the context's context and device; NULL: none */
-    int unified;                   /* -1 unknown, else CL_DEVICE_HOST_UNIFIED_MEMORY */
-} clsort__staging;
 
 /* Which network AUTO uses up to a size (rules sorted by max_n; the last covers the rest). */
 typedef struct clsort__auto_rule {
@@ -120,10 +98,9 @@ struct clsort_ctx {
     cl_mem scratch[4];
     size_t scratch_size[4];
 
-    /* Host memory for transfers (transfer.c): clsort_host_alloc's blocks and the lazily made
-     * pinned staging of other host arrays. */
-    clsort__pinned_block *pinned;
-    clsort__staging staging;
+    /* Host memory for transfers: clsort_host_alloc's blocks and the lazily made pinned staging
+     * of other host arrays; only transfer.c sees inside (NULL until clsort__transfer_init). */
+    struct clsort__transfer *transfer;
 
     clsort_stats stats;
     cl_event stat_first, stat_last; /* profiled first and last launch of the last sort */

@@ -27,6 +27,39 @@
 
 static int shares_memory(clsort_ctx *ctx);
 
+/* A block of page-locked host memory handed out by clsort_host_alloc: a CL_MEM_ALLOC_HOST_PTR
+ * buffer, mapped for as long as the block lives. */
+typedef struct clsort__pinned_block {
+    struct clsort__pinned_block *next;
+    cl_mem buf;
+    unsigned char *host;           /* the mapping: what clsort_host_alloc returned */
+    size_t size;
+} clsort__pinned_block;
+
+/* Transfers still running (transfer.c): waited on before their staging slot is reused, and their
+ * profiled durations added to the statistics then. */
+#define CLSORT__MAX_PENDING 32
+typedef struct clsort__staging {
+    cl_mem buf;                    /* CL_MEM_ALLOC_HOST_PTR, mapped while it lives; NULL: none */
+    unsigned char *host;           /* its mapping */
+    size_t size;                   /* bytes of buf (two slots of size / 2) */
+    size_t limit;                  /* upper bound on size (CLSORT_STAGING_MAX, device memory) */
+    cl_event slot_event[2];        /* the last transfer through each slot, NULL when idle */
+    int slot_upload[2];            /* 1: that transfer was an upload, 0: a download */
+    cl_event pending[CLSORT__MAX_PENDING]; /* transfers not from staging (pinned, small) */
+    int pending_upload[CLSORT__MAX_PENDING];
+    int npending;
+    cl_command_queue queue;        /* the transfer queue of overlapped uploads (transfer.c), made
+                                    * on first use on the context's context and device; NULL: none */
+    int unified;                   /* -1 unknown, else CL_DEVICE_HOST_UNIFIED_MEMORY */
+} clsort__staging;
+
+/* A context's transfer state (core.h holds only the pointer). */
+struct clsort__transfer {
+    clsort__pinned_block *pinned;  /* clsort_host_alloc's blocks */
+    clsort__staging staging;
+};
+
 /* CLSORT_STAGING_MAX: a size (util.h: bytes with an optional K, M, G or T suffix); 0 or
  * garbage: the default. */
 static size_t parse_size(const char *s)
@@ -37,8 +70,11 @@ static size_t parse_size(const char *s)
     return (size_t)v;
 }
 
-void clsort__transfer_init(clsort_ctx *ctx)
+int clsort__transfer_init(clsort_ctx *ctx)
 {
+    ctx->transfer = calloc(1, sizeof *ctx->transfer);
+    if (!ctx->transfer)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "out of host memory for the transfer state");
     size_t limit = parse_size(getenv("CLSORT_STAGING_MAX"));
     if (!limit)
         limit = DEFAULT_STAGING;
@@ -47,8 +83,9 @@ void clsort__transfer_init(clsort_ctx *ctx)
     if (ctx->dev.global_mem && limit > ctx->dev.global_mem / 8)
         limit = (size_t)(ctx->dev.global_mem / 8);
     limit &= ~(2 * PAGE - 1);
-    ctx->staging.limit = limit < 2 * PAGE ? 2 * PAGE : limit;
-    ctx->staging.unified = -1;
+    ctx->transfer->staging.limit = limit < 2 * PAGE ? 2 * PAGE : limit;
+    ctx->transfer->staging.unified = -1;
+    return CLSORT_OK;
 }
 
 /* Profiled duration of one finished command, 0 without profiling. */
@@ -88,7 +125,7 @@ static int finish_event(clsort_ctx *ctx, cl_event *ev, int upload)
 
 int clsort__transfer_settle(clsort_ctx *ctx)
 {
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     int rc = CLSORT_OK, r;
     /* Overlapped writes whose events were not kept may still read host memory. */
     if (st->queue)
@@ -106,7 +143,7 @@ int clsort__transfer_settle(clsort_ctx *ctx)
 /* Keeps a direct transfer's event for its time (profiling only). */
 static int add_pending(clsort_ctx *ctx, cl_event ev, int upload)
 {
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     int rc = CLSORT_OK;
     if (st->npending == CLSORT__MAX_PENDING) {
         rc = finish_event(ctx, &st->pending[0], st->pending_upload[0]);
@@ -122,7 +159,7 @@ static int add_pending(clsort_ctx *ctx, cl_event ev, int upload)
 
 static void free_staging(clsort_ctx *ctx)
 {
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     if (!st->buf)
         return;
     clEnqueueUnmapMemObject(ctx->queue, st->buf, st->host, 0, NULL, NULL);
@@ -190,7 +227,7 @@ static int make_pinned(clsort_ctx *ctx, size_t bytes, const char *what, cl_mem *
 /* Grows the staging to at least bytes (two slots of bytes / 2), within the bound. */
 static int ensure_staging(clsort_ctx *ctx, size_t bytes)
 {
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     if (st->buf && st->size >= bytes)
         return CLSORT_OK;
     int rc = clsort__transfer_settle(ctx);
@@ -209,8 +246,8 @@ static size_t chunk_for(const clsort_ctx *ctx, size_t bytes)
     size_t c = (bytes / 8 + PAGE - 1) & ~(PAGE - 1);
     if (c < MIN_CHUNK)
         c = MIN_CHUNK;
-    if (c > ctx->staging.limit / 2)
-        c = ctx->staging.limit / 2;
+    if (c > ctx->transfer->staging.limit / 2)
+        c = ctx->transfer->staging.limit / 2;
     return c;
 }
 
@@ -230,18 +267,18 @@ int clsort__transfer_reserve(clsort_ctx *ctx, size_t bytes)
     /* The most any transfer of these arrays takes: two slots of chunk_for(all of it) (an
      * overlapped upload's slots hold a chunk of every array, a download's one array's chunk). */
     const size_t need = 2 * chunk_for(ctx, bytes);
-    const int had = ctx->staging.buf && ctx->staging.size >= need;
+    const int had = ctx->transfer->staging.buf && ctx->transfer->staging.size >= need;
     rc = ensure_staging(ctx, need);
     /* A driver may map pages only when first written: write new staging once here. */
     if (rc == CLSORT_OK && !had)
-        memset(ctx->staging.host, 0, ctx->staging.size);
+        memset(ctx->transfer->staging.host, 0, ctx->transfer->staging.size);
     return rc;
 }
 
 int clsort__in_pinned(const clsort_ctx *ctx, const void *ptr, size_t bytes)
 {
     const uintptr_t p = (uintptr_t)ptr;
-    for (const clsort__pinned_block *b = ctx->pinned; b; b = b->next) {
+    for (const clsort__pinned_block *b = ctx->transfer->pinned; b; b = b->next) {
         const uintptr_t h = (uintptr_t)b->host;
         if (p >= h && p - h <= b->size && bytes <= b->size - (p - h))
             return 1;
@@ -263,7 +300,7 @@ int clsort__upload(clsort_ctx *ctx, cl_mem buf, size_t offset, const void *src, 
         CLSORT__CL_CHECK(ctx, err, "clEnqueueWriteBuffer", "host array");
         return ev ? add_pending(ctx, ev, 1) : CLSORT_OK;
     }
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     const size_t chunk = chunk_for(ctx, bytes);
     CLSORT__CHECK(ensure_staging(ctx, 2 * chunk));
     const unsigned char *s = src;
@@ -337,7 +374,7 @@ size_t clsort__overlap_chunk(clsort_ctx *ctx, const clsort__upload_part *parts, 
     size_t c = chunk_for(ctx, elems * per) / per / u * u;
     if (!c)
         c = u;
-    if (staged_per && c > ctx->staging.limit / 2 / staged_per)
+    if (staged_per && c > ctx->transfer->staging.limit / 2 / staged_per)
         return 0;
     return c < elems ? c : 0;
 }
@@ -347,7 +384,7 @@ size_t clsort__overlap_chunk(clsort_ctx *ctx, const clsort__upload_part *parts, 
  * compute units; one in-order queue would run them one after the other). */
 static int transfer_queue(clsort_ctx *ctx, cl_command_queue *q)
 {
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     if (!st->queue) {
         cl_int err;
         st->queue = clCreateCommandQueue(ctx->context, ctx->dev.id,
@@ -366,7 +403,7 @@ int clsort__upload_overlapped(clsort_ctx *ctx, const clsort__upload_part *parts,
                               size_t elems, size_t chunk, clsort__chunk_fn fn, void *user)
 {
     enum { MAXP = 2 };
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     int rc = CLSORT_OK, stg[MAXP];
     size_t staged_per = 0;
     cl_mem sub[MAXP] = {NULL, NULL};
@@ -460,7 +497,7 @@ int clsort__download(clsort_ctx *ctx, cl_mem buf, size_t offset, void *dst, size
         *touched = 1;
         return ev ? finish_event(ctx, &ev, 0) : CLSORT_OK;
     }
-    clsort__staging *st = &ctx->staging;
+    clsort__staging *st = &ctx->transfer->staging;
     const size_t chunk = chunk_for(ctx, bytes);
     CLSORT__CHECK(ensure_staging(ctx, 2 * chunk));
     CLSORT__CHECK(clsort__transfer_settle(ctx));
@@ -509,8 +546,8 @@ void *clsort__pinned_alloc(clsort_ctx *ctx, size_t bytes)
         return NULL;
     }
     b->size = bytes;
-    b->next = ctx->pinned;
-    ctx->pinned = b;
+    b->next = ctx->transfer->pinned;
+    ctx->transfer->pinned = b;
     return b->host;
 }
 
@@ -524,7 +561,7 @@ static void release_block(clsort_ctx *ctx, clsort__pinned_block *b)
 
 void clsort__pinned_free(clsort_ctx *ctx, void *ptr)
 {
-    for (clsort__pinned_block **pp = &ctx->pinned; *pp; pp = &(*pp)->next) {
+    for (clsort__pinned_block **pp = &ctx->transfer->pinned; *pp; pp = &(*pp)->next) {
         if ((*pp)->host == ptr) {
             clsort__pinned_block *b = *pp;
             *pp = b->next;
@@ -539,34 +576,41 @@ void clsort__pinned_free(clsort_ctx *ctx, void *ptr)
 
 void clsort__transfer_release(clsort_ctx *ctx)
 {
-    if (!ctx->queue)
+    if (!ctx->transfer)
         return;
+    if (!ctx->queue) {
+        free(ctx->transfer);
+        ctx->transfer = NULL;
+        return;
+    }
     clFinish(ctx->queue);
     clsort__transfer_settle(ctx);
     free_staging(ctx);
-    if (ctx->staging.queue) {
-        clReleaseCommandQueue(ctx->staging.queue);
-        ctx->staging.queue = NULL;
+    if (ctx->transfer->staging.queue) {
+        clReleaseCommandQueue(ctx->transfer->staging.queue);
+        ctx->transfer->staging.queue = NULL;
     }
-    while (ctx->pinned) {
-        clsort__pinned_block *b = ctx->pinned;
-        ctx->pinned = b->next;
+    while (ctx->transfer->pinned) {
+        clsort__pinned_block *b = ctx->transfer->pinned;
+        ctx->transfer->pinned = b->next;
         release_block(ctx, b);
     }
+    free(ctx->transfer);
+    ctx->transfer = NULL;
 }
 
 /* 1 if the device shares memory with the host and CLSORT_ZERO_COPY=0 does not ask to treat it
  * as a discrete one. There a transfer is a memcpy by the driver: staging would only add one. */
 static int shares_memory(clsort_ctx *ctx)
 {
-    if (ctx->staging.unified < 0) {
+    if (ctx->transfer->staging.unified < 0) {
         cl_bool u = CL_FALSE;
         if (clGetDeviceInfo(ctx->dev.id, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof u, &u, NULL))
             u = CL_FALSE;
-        ctx->staging.unified = u == CL_TRUE;
+        ctx->transfer->staging.unified = u == CL_TRUE;
     }
     const char *env = getenv("CLSORT_ZERO_COPY");
-    return ctx->staging.unified && !(env && !strcmp(env, "0"));
+    return ctx->transfer->staging.unified && !(env && !strcmp(env, "0"));
 }
 
 int clsort__zero_copy_usable(clsort_ctx *ctx, const void *ptr)
@@ -606,4 +650,9 @@ int clsort__sync_wrapped(clsort_ctx *ctx, cl_mem buf, size_t bytes)
     if (err != CL_SUCCESS)
         return clsort__cl_fail(ctx, err, "clEnqueueUnmapMemObject", "the sorted host array");
     return CLSORT_OK;
+}
+
+size_t clsort__staging_bytes(const clsort_ctx *ctx)
+{
+    return ctx->transfer ? ctx->transfer->staging.size : 0;
 }

@@ -11,9 +11,11 @@
 
 /* Sets the staging bound and the unknown unified-memory flag on a new context (reads
  * CLSORT_STAGING_MAX). */
-void clsort__transfer_init(clsort_ctx *ctx);
+int clsort__transfer_init(clsort_ctx *ctx);
 /* Waits for every transfer still running, frees the staging and every clsort_host_alloc block. */
 void clsort__transfer_release(clsort_ctx *ctx);
+/* Bytes of pinned staging the context holds (clsort_stats.pinned_bytes). */
+size_t clsort__staging_bytes(const clsort_ctx *ctx);
 
 /* Makes ready what host arrays of `bytes` in all (keys and values) will travel through: the
  * pinned staging and the transfer queue, where the device needs them (clsort_prepare). */
