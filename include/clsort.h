@@ -165,7 +165,8 @@ CLSORT_API int clsort_create_with_queue(clsort_ctx **ctx, cl_command_queue queue
  *  clsort_sort_buffer are made on that context, and work the caller enqueues on this queue runs
  *  in order with the context's sorts (e.g. uploads, then a sort, then downloads, with no events
  *  needed between them). A clsort_create queue has CL_QUEUE_PROFILING_ENABLE. Takes no lock: the
- *  queue never changes for the life of the context, and OpenCL enqueues are thread-safe. */
+ *  queue never changes for the life of the context, and OpenCL enqueues are thread-safe (but see
+ *  clsort_prepare: no work of the caller's on this queue while it runs). */
 CLSORT_API cl_command_queue clsort_get_queue(const clsort_ctx *ctx);
 
 /** Releases everything the context holds. NULL is a no-op. Work it enqueued is finished first. */
@@ -241,6 +242,14 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  size; calling it again with a larger max_n grows what it reserved. max_n of 0 or 1 succeeds
  *  at once. clsort_get_stats afterwards describes the
  *  call (build_ns: its compile or cache-load time, total_ns: all of it). Takes the context's lock.
+ *  It must not run at the same time as the caller's own OpenCL work on the context's queue
+ *  (clsort_get_queue) or its buffers (enqueues, maps, clFinish from another thread): it launches
+ *  kernels, fills, maps and unmaps buffers and calls clFinish on that queue, and the caller's own
+ *  calls do not take the lock. OpenCL calls them thread-safe, but NVIDIA's driver crashed (a
+ *  segfault in the CLI's pipeline, uploads of pinned chunks from clsort_host_alloc on the main
+ *  thread while this ran on another) and no library state was found that explains it, so it is
+ *  not shown safe: finish it (join its thread) before the first such call. Library calls on the
+ *  context (clsort_host_alloc included) wait for it on the lock and are safe.
  *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, a bad type, value_size or flag, or a
  *  max_n whose arrays cannot be addressed (max_n * (key size + value size) wraps around size_t;
  *  with CLSORT_STABLE pairs the value size is that of the 8-byte positions);

@@ -18,6 +18,7 @@
 
 #include "clsort_args.h"
 #include "clsort_keys.h"
+#include "clsort_capture.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_readers.h"
@@ -93,6 +94,19 @@ static size_t choose_chunk_records(size_t key_size, size_t max_records)
     return n < max_records ? n : max_records;
 }
 
+/* Called before each OpenCL call of the pipeline on the context's queue or buffers once the
+ * warmup thread may run (the uploads, the growth of the buffer): the first one waits for the
+ * warmup, later ones return at once. clsort_prepare launches kernels, fills and maps buffers and
+ * calls clFinish on that same queue under the library's lock, which the pipeline's own calls do
+ * not take; on NVIDIA's driver the two threads' calls overlapping crashed the CLI (a segfault in
+ * 3 of 6 sorts of 128 MiB on the H100 and H200, and in the pipeline tests on the H200; none with
+ * the warmup off), and the library's header says clsort_prepare must not overlap the caller's
+ * own work on the queue. Only the read of the first chunk overlaps the compile then. */
+static void first_device_work(pipe_state *p)
+{
+    cli_warmup_finish(&p->warm);
+}
+
 /* Waits for the slot's last transfer, adds its profiled duration, and frees the slot. */
 static int slot_collect(pipe_state *p, unsigned s)
 {
@@ -153,6 +167,7 @@ static void swap_keys(unsigned char *p, size_t n, size_t key_size)
  * which changes nothing in the output (runs are merged into the same bytes). */
 static int grow_buffer(pipe_state *p, size_t n)
 {
+    first_device_work(p);
     size_t want = p->buf_records > p->run_records / 2 ? p->run_records : 2 * p->buf_records;
     if (want <= p->buf_records)
         return 0;
@@ -183,6 +198,7 @@ static void swap_after_read(void *user, unsigned char *buf, size_t got)
 
 static int enqueue_upload(pipe_state *p, unsigned s, size_t at, size_t keys)
 {
+    first_device_work(p);
     const size_t K = p->ks->key_size;
     const cl_int err = clEnqueueWriteBuffer(p->queue, p->buf, CL_FALSE, at * K, keys * K,
                                             p->slot[s], 0, NULL, &p->ev[s]);
@@ -639,9 +655,10 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     st->readers = p.readers ? nreaders : 1; /* without threads: read() here, as before */
     if (in->is_regular && p.run_records)
         p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
-    /* The first run's kernels while it is read (after the pinned slots: the library's lock is
-     * not held against them). A stream prepares for at most 2^20 keys, not for the whole ring
-     * its buffer starts with; larger runs build what they need (counted as compile too). */
+    /* The first run's kernels while its first chunks are read (after the pinned slots: the
+     * library's lock is not held against them; the first upload waits for it: first_device_work).
+     * A stream prepares for at most 2^20 keys, not for the whole ring its buffer starts with;
+     * larger runs build what they need (counted as compile too). */
     const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
                                                                               : (size_t)1 << 20;
     cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, ks->reverse ? CLSORT_DESCENDING : 0u);
