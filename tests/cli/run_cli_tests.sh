@@ -572,10 +572,20 @@ expect_err 2 "-T needs a directory" "-T '' is a usage error" "$CLSORT" -T "" -o 
 # ulimit -n 16 with many runs: the merge fans in less and goes on.
 gen many.bin u32 4 0 200000
 "$REF" sort u32 4 0 <many.bin >many.ref
-( ulimit -n 16 2>/dev/null || exit 99; exec "$CLSORT" -S 1K -o many.out many.bin ) >out 2>err
+# NVIDIA's driver cannot start with 16 descriptors at all ("cannot use OpenCL device", exit 4 on
+# the H200; PoCL says "no OpenCL device is visible" below 10): a sort of 100 records under the same limit first tells a device that cannot open
+# from a merge that runs out of descriptors (PoCL opens; the test is a real one there).
+gen few.bin u32 4 0 100
+( ulimit -n 16 2>/dev/null || exit 99; exec "$CLSORT" -o few.out few.bin ) >out 2>err.probe
 rc=$?
 if [ $rc = 99 ]; then n=$((n + 1)); echo "ok $n # skip ulimit -n not available"
-else check "ulimit -n 16 with -S 1K (782 runs): exit $rc, sorted" sh -c "[ $rc = 0 ] && cmp -s many.out many.ref"; fi
+elif [ $rc = 4 ] && grep -q "OpenCL device" err.probe; then
+    n=$((n + 1)); echo "ok $n # SKIP ulimit -n 16: the device cannot be opened at all ($(head -1 err.probe))"
+else
+    ( ulimit -n 16; exec "$CLSORT" -S 1K -o many.out many.bin ) >out 2>err
+    rc=$?
+    check "ulimit -n 16 with -S 1K (782 runs): exit $rc, sorted" sh -c "[ $rc = 0 ] && cmp -s many.out many.ref"
+fi
 # A compiler's log (a kernel build broken on purpose) is one line; the rest with -v.
 gen r8.bin u32 8 4 20000
 CLSORT_BUILD_OPTIONS='-Dbarrier(x)=)' "$CLSORT" -a bitonic -R 8 -k 4 -o r8.out r8.bin >out 2>err
