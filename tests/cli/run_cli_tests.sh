@@ -573,8 +573,9 @@ expect_err 2 "-T needs a directory" "-T '' is a usage error" "$CLSORT" -T "" -o 
 gen many.bin u32 4 0 200000
 "$REF" sort u32 4 0 <many.bin >many.ref
 # NVIDIA's driver cannot start with 16 descriptors at all ("cannot use OpenCL device", exit 4 on
-# the H200; PoCL says "no OpenCL device is visible" below 10): a sort of 100 records under the same limit first tells a device that cannot open
-# from a merge that runs out of descriptors (PoCL opens; the test is a real one there).
+# the H200; PoCL says "no OpenCL device is visible" below 10): a sort of 100 records under the
+# same limit first tells a device that cannot open from a merge that runs out of descriptors
+# (PoCL opens under 16: the test is a real one there).
 gen few.bin u32 4 0 100
 ( ulimit -n 16 2>/dev/null || exit 99; exec "$CLSORT" -o few.out few.bin ) >out 2>err.probe
 rc=$?
