@@ -5,8 +5,10 @@
  *   refsort sort TYPE RECORD OFFSET [r]   < in > out   stable sort of the records
  *   refsort keys TYPE RECORD OFFSET        < in > out   only the keys, in record order
  *   refsort canon RECORD                   < in > out   records in byte order (a multiset view)
- *   refsort gen TYPE RECORD OFFSET N SEED [DISTINCT]  > out   N records, keys from DISTINCT values
- *                                                    (0: any), with the floats' special values
+ *   refsort gen TYPE RECORD OFFSET N SEED [DISTINCT [HOT]]  > out   N records, keys from DISTINCT
+ *                              values (0: any), with the floats' special values; HOT percent of
+ *                              the records (drawn at random) get the key 12345 instead (integer
+ *                              types: a skewed input without numpy, tests/test_multidev.sh)
  *   refsort msort RECORD [u] KEY...     < in > out   stable sort by several keys, KEY being
  *                              OFFSET:TYPE[:r] with TYPE as clsort takes it (u32 ... f64, or with
  *                              "be": big-endian); u: only the first record of equal keys
@@ -254,6 +256,7 @@ int main(int argc, char **argv)
         const size_t n = strtoul(argv[5], NULL, 10);
         rng_state = strtoull(argv[6], NULL, 10);
         const uint64_t distinct = argc > 7 ? strtoull(argv[7], NULL, 10) : 0;
+        const uint64_t hot = argc > 8 ? strtoull(argv[8], NULL, 10) : 0;
         unsigned char *rec = malloc(g_rec);
         /* Special float values, put in now and then. */
         static const uint32_t f32s[] = { 0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
@@ -293,6 +296,8 @@ int main(int argc, char **argv)
             } else if (g_type[0] == 'i' && distinct) {
                 v = (uint64_t)((int64_t)v - (int64_t)(distinct / 2));
             }
+            if (hot && rng() % 100 < hot)
+                v = 12345;
             if (ksz == 4) {
                 const uint32_t x = (uint32_t)v;
                 memcpy(rec + g_off, &x, 4);
