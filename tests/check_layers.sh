@@ -7,7 +7,10 @@
 #   - no include cycle among host headers, and none among host modules (x.c and x.h count as one
 #     module, so two files that include each other's headers form a cycle);
 #   - the same two cycle checks over tools/, walked recursively; an include resolves against the
-#     including file's folder, then tools/*/, then tools/.
+#     including file's folder, then tools/*/, then tools/;
+#   - no cycle among tools/ modules by their calls: a program's shared header (bench.h, tune.h)
+#     declares the functions of several files, so includes alone do not show that two files call
+#     each other; this check reads the functions each .c defines and the names each one uses.
 # Headers outside host/ and tools/ (include/clsort.h, generated or system ones) are leaves.
 # Usage: sh tests/check_layers.sh [ROOT] (default: the repository holding this script).
 
@@ -149,6 +152,68 @@ cycle=$(find_cycle "$tmp/tool_headers")
 point "$([ -z "$cycle" ]; echo $?)" "no include cycle among tools/ headers" "$cycle"
 cycle=$(find_cycle "$tmp/tool_modules")
 point "$([ -z "$cycle" ]; echo $?)" "no cycle among tools/ modules (x.c + x.h)" "$cycle"
+
+# Calls: module A -> module B when A's .c or .cpp uses a function that B's defines (a definition:
+# a line at column 0, not static, with "name(" and no ";" at its end). Comments and strings are
+# dropped first; a name defined in several modules tells nothing and is skipped.
+strip_code() {
+    awk '
+        {
+            line = $0; out = ""
+            while (line != "") {
+                if (in_comment) {
+                    i = index(line, "*/")
+                    if (!i) { line = ""; break }
+                    line = substr(line, i + 2); in_comment = 0; continue
+                }
+                c = index(line, "/*"); d = index(line, "//"); q = index(line, "\"")
+                first = 0
+                if (c && (!first || c < first)) first = c
+                if (d && (!first || d < first)) first = d
+                if (q && (!first || q < first)) first = q
+                if (!first) { out = out line; break }
+                out = out substr(line, 1, first - 1)
+                if (first == c) { line = substr(line, c + 2); in_comment = 1 }
+                else if (first == d) { break }
+                else {
+                    rest = substr(line, q + 1)
+                    while ((e = index(rest, "\"")) && substr(rest, e - 1, 1) == "\\")
+                        rest = substr(rest, e + 1)
+                    line = e ? substr(rest, e + 1) : ""
+                }
+            }
+            print out
+        }' "$1"
+}
+: >"$tmp/tool_code"
+grep -E '\.(c|cpp)$' "$tmp/tool_files" | while read -r f; do
+    strip_code "$f" | sed "s|^|${f%.*} |" >>"$tmp/tool_code"
+done
+awk '
+    NR == FNR {
+        m = $1; line = substr($0, length(m) + 2)
+        if (line ~ /^[A-Za-z_]/ && line !~ /^(static|typedef|struct|enum|union|extern|return|else)[^A-Za-z0-9_]/ &&
+            line ~ /\(/ && line !~ /;[ \t]*$/) {
+            head = substr(line, 1, index(line, "(") - 1)
+            k = split(head, w, /[^A-Za-z0-9_]+/)
+            name = w[k]
+            if (name != "" && name != "main") {
+                if ((name in def) && def[name] != m) def[name] = "-"
+                else def[name] = m
+            }
+        }
+        next
+    }
+    {
+        m = $1; line = substr($0, length(m) + 2)
+        k = split(line, w, /[^A-Za-z0-9_]+/)
+        for (i = 1; i <= k; ++i)
+            if ((w[i] in def) && def[w[i]] != "-" && def[w[i]] != m && !seen[m " " def[w[i]]]++)
+                print m, def[w[i]]
+    }
+' "$tmp/tool_code" "$tmp/tool_code" >"$tmp/tool_calls"
+cycle=$(find_cycle "$tmp/tool_calls")
+point "$([ -z "$cycle" ]; echo $?)" "no cycle among tools/ modules by their calls" "$cycle"
 
 echo "1..$n"
 exit $failed

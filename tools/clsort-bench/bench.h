@@ -141,13 +141,15 @@ uint64_t bench_host_available_bytes(void);
 /** The host CPU's model name and thread count, for the header. */
 void bench_read_host_cpu(char *out, size_t size);
 
-/* ---- bench_measure.c: timed runs ----------------------------------------------------------------- */
+/* ---- bench_stats.c: the clock and the median ------------------------------------------------------ */
 
 /** Milliseconds from a monotonic clock. */
 double bench_now_ms(void);
 
 /** Median of v[0..n) (sorts v); NAN-free input assumed; returns -1 for n == 0. */
 double bench_median(double *v, int n);
+
+/* ---- bench_measure.c: timed runs ----------------------------------------------------------------- */
 
 /** Measures the device copy bandwidth into env->copy_gbps (the yardstick of the floor). Returns 0,
  *  or -1 after printing why (no floor then). */

@@ -30,32 +30,6 @@
 #include "mpi_job.h"
 #include "mpi_messages.h"
 
-int mpi_agree(const mpi_job *job, int rc)
-{
-    struct {
-        int code;
-        int rank;
-    } in = { rc, job->rank }, out = { rc, job->rank };
-    if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, job->comm) != MPI_SUCCESS) {
-        /* The agreement itself failed: nothing collective can be trusted any more. */
-        mpi_msg_print_held("MPI_Allreduce failed while the ranks agreed on their status");
-        MPI_Abort(job->comm, CLI_EXIT_IO);
-    }
-    if (out.code != CLI_EXIT_OK && out.rank == job->rank)
-        mpi_msg_print_held("failed (no detail)");
-    return out.code;
-}
-
-int mpi_report(int mpi_rc, const char *what)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(mpi_rc, text, &len) != MPI_SUCCESS)
-        snprintf(text, sizeof text, "MPI error %d", mpi_rc);
-    cli_error("%s: %s", what, text);
-    return CLI_EXIT_IO;
-}
-
 /* What one rank did, for -v. */
 enum { T_READ, T_SORT, T_SPLIT, T_EXCHANGE, T_MERGE, T_WRITE, T_TOTAL, T_COUNT };
 static const char *const phase_names[T_COUNT] = { "read", "sort", "splitters", "exchange",

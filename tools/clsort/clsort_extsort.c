@@ -20,6 +20,7 @@
 #include "clsort_multidev.h"
 #include "clsort_pipeline.h"
 #include "clsort_devlist.h"
+#include "clsort_capture.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"

@@ -13,6 +13,7 @@
 #include "clsort_devices.h"
 #include "clsort_extsort.h"
 #include "clsort_mergefiles.h"
+#include "clsort_capture.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_signals.h"
@@ -39,6 +40,7 @@ static void open_standard_fds(void)
 int main(int argc, char **argv)
 {
     open_standard_fds();
+    cli_stderr_init();
     /* A write past the file-size limit (ulimit -f) fails with EFBIG, reported as exit 3 "File
      * too large" with the temporary files removed, on every path and thread, instead of the
      * signal killing clsort and leaving them (issue 25). */

@@ -1,135 +1,56 @@
-/* clsort_messages.c - what the clsort tool says on stderr. Messages erase the progress line first,
- * so this file sits above clsort_progress.c (which never prints a message). */
+/* clsort_messages.c - messages at a verbosity, formatted here and written by the program's sink
+ * (clsort_messages.h). It depends on nothing above it: the progress line, the stderr capture and
+ * the rank prefix are the sinks' business. */
 #include "clsort_messages.h"
 
-#include "clsort_progress.h"
-#include "clsort_signals.h"
-#include "clsort_units.h"
-
-#include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+
+#include "clsort_units.h"
 
 int cli_display_level = 1;
 
-/* Where messages go: stderr, or while the driver's stderr is captured, a copy of the original
- * descriptor 2 (msg_fd), descriptor 2 itself then being the capture file. */
-static FILE *msg_out;
-static int msg_fd = STDERR_FILENO;
-static FILE *capture;   /* what the OpenCL runtime wrote on descriptor 2 meanwhile */
-
-/* One line on stderr, after erasing the progress line so the two never share a line. */
-static void print_message(const char *fmt, va_list ap)
+static void default_sink(int level, const char *text)
 {
-    FILE *const f = msg_out ? msg_out : stderr;
-    cli_progress_clear();
-    fputs("clsort: ", f);
-    vfprintf(f, fmt, ap);
-    fputc('\n', f);
+    (void)level;
+    fprintf(stderr, "clsort: %s\n", text);
 }
 
-/* An abort inside the driver (PoCL asserts under memory limits): the temporary files are removed
- * and what the driver wrote goes out before the process dies, so that neither a stray file nor
- * the assertion is lost. Only async-signal-safe calls. */
-static void dump_capture_on_abort(int sig)
+static cli_message_sink sink = default_sink;
+
+void cli_set_message_sink(cli_message_sink s)
 {
-    cli_tmp_remove_all_in_handler();
-    char buf[4096];
-    const int fd = fileno(capture);
-    if (lseek(fd, 0, SEEK_SET) == 0)
-        for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
-            if (write(msg_fd, buf, (size_t)n) < 0)
-                break;
-    signal(sig, SIG_DFL);
-    raise(sig);
+    sink = s ? s : default_sink;
 }
 
-void cli_capture_driver_stderr(void)
+/* Formats into a stack buffer, or a heap one for a message longer than that (a long path), so
+ * that the sink always gets the whole text. */
+static void deliver(int level, const char *fmt, va_list ap)
 {
-    const int saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-    if (saved < 0)
-        return;
-    FILE *const f = fdopen(saved, "w");
-    FILE *const cap = tmpfile();
-    if (!f || !cap) {
-        if (f)
-            fclose(f);
-        else
-            close(saved);
-        if (cap)
-            fclose(cap);
-        return;
+    char small[1024];
+    va_list again;
+    va_copy(again, ap);
+    const int len = vsnprintf(small, sizeof small, fmt, ap);
+    if (len >= 0 && (size_t)len >= sizeof small) {
+        char *const big = malloc((size_t)len + 1);
+        if (big) {
+            vsnprintf(big, (size_t)len + 1, fmt, again);
+            sink(level, big);
+            free(big);
+            va_end(again);
+            return;
+        }
     }
-    setvbuf(f, NULL, _IONBF, 0); /* as stderr: every message at once */
-    fflush(stderr);
-    if (dup2(fileno(cap), STDERR_FILENO) < 0) {
-        fclose(f);
-        fclose(cap);
-        return;
-    }
-    msg_out = f;
-    msg_fd = saved;
-    capture = cap;
-    cli_progress_set_stream(f, saved);
-    cli_signals_set_message_fd(saved);
-    cli_watch_aborts();
-}
-
-void cli_watch_aborts(void)
-{
-    if (!capture)
-        return;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = dump_capture_on_abort;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGABRT, &sa, NULL);
-}
-
-void cli_release_driver_stderr(void)
-{
-    if (!capture)
-        return;
-    fflush(stderr);
-    dup2(msg_fd, STDERR_FILENO);
-    /* The capture: every line with -v, else one line: its first and how many more there are. */
-    char line[512], first[512] = "";
-    int lines = 0;
-    rewind(capture);
-    while (fgets(line, sizeof line, capture)) {
-        const size_t len = strcspn(line, "\n");
-        if (len == 0)
-            continue;
-        if (cli_display_level >= 2)
-            cli_info(2, "OpenCL runtime: %.*s", (int)len, line);
-        else if (lines == 0)
-            snprintf(first, sizeof first, "%.*s", (int)len, line);
-        ++lines;
-    }
-    if (lines > 1 && cli_display_level < 2)
-        cli_info(1, "OpenCL runtime: %s (%d more line%s with -v)", first, lines - 1,
-                 lines == 2 ? "" : "s");
-    else if (lines == 1 && cli_display_level < 2)
-        cli_info(1, "OpenCL runtime: %s", first);
-    fclose(capture);
-    capture = NULL;
-    signal(SIGABRT, SIG_DFL);
-    cli_progress_set_stream(stderr, STDERR_FILENO);
-    cli_signals_set_message_fd(STDERR_FILENO);
-    fclose(msg_out);
-    msg_out = NULL;
-    msg_fd = STDERR_FILENO;
+    va_end(again);
+    sink(level, small);
 }
 
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    print_message(fmt, ap);
+    deliver(0, fmt, ap);
     va_end(ap);
 }
 
@@ -139,7 +60,7 @@ void cli_info(int level, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    print_message(fmt, ap);
+    deliver(level, fmt, ap);
     va_end(ap);
 }
 

@@ -20,6 +20,7 @@
 #include "clsort_devlist.h"
 #include "clsort_fileio.h"
 #include "clsort_guard.h"
+#include "clsort_capture.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clsort_capture.h"
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_units.h"
