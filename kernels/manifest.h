@@ -26,22 +26,26 @@
 #define CLSORT_PARTS_TRANSPOSITION(P) \
     P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
 #define CLSORT_PARTS_SEGMENTED(P) P(manifest) P(common) P(segmented)
+#define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
 #define CLSORT_PROGRAMS(X)                                                          \
     X(BITONIC, CLSORT_PARTS_BITONIC)                                                \
     X(ODD_EVEN_MERGE, CLSORT_PARTS_ODD_EVEN_MERGE)                                  \
     X(TRANSPOSITION, CLSORT_PARTS_TRANSPOSITION)                                    \
-    X(SEGMENTED, CLSORT_PARTS_SEGMENTED)
+    X(SEGMENTED, CLSORT_PARTS_SEGMENTED)                                            \
+    X(TOPK, CLSORT_PARTS_TOPK)
 /* Program sets for the kernel table's second column. */
 #define CLSORT_IN_BITONIC 1
 #define CLSORT_IN_ODD_EVEN_MERGE 2
 #define CLSORT_IN_TRANSPOSITION 4
 #define CLSORT_IN_SEGMENTED 8
+#define CLSORT_IN_TOPK 16
 
 /* ---- When a kernel exists ----------------------------------------------------------------------
  * Conditions over the build parameters TILE, WG_SIZE, VEC_STEP and KEYS_PER_ITEM (-D options made
  * by host/planning/params.c). The kernels test them with `#if`; the host evaluates the same expressions
- * with those names bound to a clsort_params (host/core/kernels.c). */
+ * with those names bound to a clsort_params (host/core/kernels.c). The segmented and top-k
+ * programs hold all of their kernels whatever their parameters (ALWAYS). */
 #define CLSORT_WHEN_ALWAYS 1
 /* A tile of at most 32 keys belongs to one work-item alone (no local memory, no barrier). */
 #define CLSORT_WHEN_SOLO (TILE <= 32)
@@ -66,7 +70,11 @@
 /* ---- Argument lists ---------------------------------------------------------------------------
  * The networks' kernels take (keys, [vals,] n, xf) and then one or two uints of their own (the
  * schedule's step arguments); VALS_PARAM (common.cl) is the values argument of pair programs.
- * The segmented kernels take the segment list (host/execution/run.c sets them per kind). */
+ * The segmented kernels take the segment list (host/execution/run.c sets them per kind). The
+ * top-k kernels (topk.cl) take their items: topk_tile the input rows and values, the items it
+ * reads and writes (keys, indices, values), the outputs, then the sizes (m, rows, m_out, k,
+ * tiles_per_row) and (xf, P, K, mode); topk_global one item buffer and (m, rows, sz, j). Buffers
+ * a launch does not use are NULL; tk_val, tk_idx and tk_out are topk.cl's types. */
 #define CLSORT_ARGS_SORT1(a) \
     __global key_type *restrict keys VALS_PARAM, const idx_t n, const uint xf, const uint a
 #define CLSORT_ARGS_SORT2(a, b) \
@@ -81,24 +89,38 @@
     __global key_type *restrict keys VALS_PARAM, __global const ulong *off, const ulong nseg, \
         const ulong cap, __global const uint *meta, const uint xf, const uint bin_first,     \
         const uint bin_last, __global uint *gpos, const ulong max_len
+#define CLSORT_ARGS_TOPK_TILE                                                                  \
+    __global const key_type *keys, __global const tk_val *vals, __global const key_type *ik,   \
+        __global const tk_idx *ii, __global const tk_val *iv, __global key_type *ok,          \
+        __global tk_idx *oi, __global tk_val *ov, __global key_type *out_keys,                \
+        __global tk_out *out_vals, const ulong m, const ulong rows, const ulong m_out,        \
+        const ulong k, const ulong tiles_per_row, const uint xf, const uint P, const uint K,  \
+        const uint mode
+#define CLSORT_ARGS_TOPK_GLOBAL                                                            \
+    __global key_type *ik, __global tk_idx *ii, __global tk_val *iv, const ulong m,        \
+        const ulong rows, const ulong sz, const ulong j
 /* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
 #define CLSORT_NARGS_SORT1(vals) (4 + (vals))
 #define CLSORT_NARGS_SORT2(vals) (5 + (vals))
 #define CLSORT_NARGS_SEG_BIN(vals) 4
 #define CLSORT_NARGS_SEG_TINY(vals) (6 + (vals))
 #define CLSORT_NARGS_SEG_GROUP(vals) (10 + (vals))
+#define CLSORT_NARGS_TOPK_TILE(vals) 19
+#define CLSORT_NARGS_TOPK_GLOBAL(vals) 7
 
 /* ---- Launch shapes ----------------------------------------------------------------------------
  * TILE: exactly WG_SIZE work-items a group, a work-group a tile, or a work-item a tile where
  * CLSORT_WHEN_SOLO holds (WG_SIZE solo tiles to a group); GROUP: exactly WG_SIZE work-items a
  * group, a work-group a (virtual) tile always; GLOBAL: any group size (the host picks 256, fewer
  * if the kernel allows fewer);
- * SEG_ITEM: any group size (64 or fewer); SEG_GROUP: exactly SEG_WG work-items a group. */
+ * SEG_ITEM: any group size (64 or fewer); SEG_GROUP: exactly SEG_WG work-items a group;
+ * TOPK: exactly TK_WG work-items a group, a work-group a tile of TK_TILE items. */
 #define CLSORT_SHAPE_TILE __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GROUP __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GLOBAL
 #define CLSORT_SHAPE_SEG_ITEM
 #define CLSORT_SHAPE_SEG_GROUP __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
+#define CLSORT_SHAPE_TOPK __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
 
 /* ---- Kernels ----------------------------------------------------------------------------------
  * X(name, programs, args, shape, when): programs is a set of CLSORT_IN_*; args a CLSORT_ARGS_*
@@ -143,6 +165,8 @@
     X(seg_count, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_ITEM, ALWAYS)                              \
     X(seg_scatter, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_ITEM, ALWAYS)                            \
     X(seg_sort_tiny, CLSORT_IN_SEGMENTED, SEG_TINY, SEG_ITEM, ALWAYS)                         \
-    X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)
+    X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                      \
+    X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
+    X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)
 
 #endif /* CLSORT_MANIFEST_H */

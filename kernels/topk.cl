@@ -5,7 +5,8 @@
  * a strict total order, so every network here gives the stable result and the output is unique.
  * Positions past a row's end hold a virtual item (all-ones key and index) above every real one.
  *
- * Passes (one launch each, enqueued by host/execution/topk.c):
+ * Passes (one launch each: planned by host/planning/plan.c, scheduled by schedule.c, enqueued by
+ * host/execution/run.c; their arguments and shapes are kernels/manifest.h's TOPK rows):
  *   topk_tile    one work-group per tile of TK_TILE items: loads them (from the input rows, or
  *                from the items of the previous pass), optionally sorts blocks of K (the power of
  *                two >= k) or finishes a merge, then halves pairs of sorted blocks to the K
@@ -237,13 +238,7 @@ inline uint tk_insert_zero(const uint c, const uint j)
  * out_keys / out_vals (at position pos0 + i, pos0 the tile's first position in its row: nonzero
  * only in the full-sort path, where K == TK_TILE), else all K to the items (ok, oi, ov) at
  * row * m_out + (tile within row) * K. */
-__kernel __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
-void topk_tile(__global const key_type *keys, __global const tk_val *vals,
-               __global const key_type *ik, __global const tk_idx *ii, __global const tk_val *iv,
-               __global key_type *ok, __global tk_idx *oi, __global tk_val *ov,
-               __global key_type *out_keys, __global tk_out *out_vals, const ulong m,
-               const ulong rows, const ulong m_out, const ulong k, const ulong tiles_per_row,
-               const uint xf, const uint P, const uint K, const uint mode)
+__kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
 {
     const ulong t = get_group_id(0);
     const uint lp = tk_log2(P), lk_ = tk_log2(K);
@@ -437,8 +432,7 @@ void topk_tile(__global const key_type *keys, __global const tk_val *vals,
 /* One level of a bitonic sort of every row of m items (m a power of two) in global memory:
  * the flip of a merge of size sz (j == sz / 2) or its half-cleaner at stride j. One comparator
  * per work-item, rows * m / 2 of them. */
-__kernel void topk_global(__global key_type *ik, __global tk_idx *ii, __global tk_val *iv,
-                          const ulong m, const ulong rows, const ulong sz, const ulong j)
+__kernel CLSORT_SHAPE_GLOBAL void topk_global(CLSORT_ARGS_TOPK_GLOBAL)
 {
     const ulong gid = get_global_id(0), nc = m >> 1;
     if (gid >= rows * nc)

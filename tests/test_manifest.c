@@ -1,4 +1,5 @@
-/* test_manifest.c - the kernel manifest (kernels/manifest.h) and the kernels agree: each program,
+/* test_manifest.c - the kernel manifest (kernels/manifest.h) and the kernels agree: each program
+ * (the networks', the segmented sort's, the top-k's),
  * assembled from the kernels/ files in the manifest's order and built with the options the host
  * makes for several parameter sets, holds exactly the kernels the manifest's table says for those
  * parameters (CLSORT_WHEN_* evaluated here, in C, on the same values the kernels' #if guards
@@ -12,8 +13,9 @@
 
 #include <CL/cl.h>
 
-enum { P_BITONIC, P_ODD_EVEN_MERGE, P_TRANSPOSITION, P_SEGMENTED };
-_Static_assert(CLSORT_IN_BITONIC == 1 << P_BITONIC && CLSORT_IN_SEGMENTED == 1 << P_SEGMENTED,
+enum { P_BITONIC, P_ODD_EVEN_MERGE, P_TRANSPOSITION, P_SEGMENTED, P_TOPK };
+_Static_assert(CLSORT_IN_BITONIC == 1 << P_BITONIC && CLSORT_IN_SEGMENTED == 1 << P_SEGMENTED &&
+                   CLSORT_IN_TOPK == 1 << P_TOPK,
                "the manifest's programs are in another order");
 
 /* The manifest's programs, with their parts as a list of base names. */
@@ -246,6 +248,15 @@ int main(void)
     check_program(cl, dev, P_SEGMENTED, &none, 1,
                   "-DCLSORT_SEG=1 -DSEG_NET=1 -DKEY_BITS=64 -DVAL_BYTES=4 -DSEG_TILE=256 "
                   "-DSEG_WG=64 -DSEG_STABLE=1 -DSEG_TINY_LOG=5");
+    /* The top-k program (all of its kernels always): the CPUs' one work-item a tile with packed
+     * 32-bit items and indices out, and the GPUs' round-robin groups with 64-bit keys, 64-bit
+     * indices and values carried (the two halves of topk.cl's #if TK_WG == 1). */
+    check_program(cl, dev, P_TOPK, &none, 0,
+                  "-DCLSORT_TOPK=1 -DKEY_BITS=32 -DVAL_BYTES=0 -DTK_OUT=4 -DTK_IDX_BITS=32 "
+                  "-DTK_TILE=256 -DTK_WG=1");
+    check_program(cl, dev, P_TOPK, &none, 1,
+                  "-DCLSORT_TOPK=1 -DKEY_BITS=64 -DVAL_BYTES=8 -DTK_OUT=1 -DTK_IDX_BITS=64 "
+                  "-DTK_TILE=256 -DTK_WG=64");
     clsort_destroy(ctx);
     return t_done();
 }

@@ -3,6 +3,7 @@
  * go through the segmented passes in one set of launches (a segmented plan: plan.c, schedule.c,
  * run.c, like every sort); larger ones (host variant) are each as large as a normal sort, so they
  * take the normal path (api_sort.h), under the same hold of the context's lock. */
+#include "api_common.h"
 #include "api_sort.h"
 #include "hostsort.h"
 #include "plan.h"
@@ -16,31 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
-
 static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int have_values,
                       clsort_type type, clsort_algorithm algo, unsigned flags, size_t nseg)
 {
-    if (!clsort_type_size(type))
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
-    if ((unsigned)algo > CLSORT_ODD_EVEN_TRANSPOSITION)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid algorithm %d", fn,
-                            (int)algo);
-    if (flags & ~KNOWN_FLAGS)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
-                            flags & ~KNOWN_FLAGS);
-    if (have_values && value_size != 4 && value_size != 8)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 4 or 8", fn,
-                            value_size);
+    const int rc = clsort__check_sort_kind(ctx, fn, type, algo, flags, value_size, have_values);
+    if (rc != CLSORT_OK)
+        return rc;
     /* The device list numbers segments with 32-bit indices after 16 counters. */
     if ((uint64_t)nseg >= ((uint64_t)1 << 32) - CLSORT__SEG_META)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED, "%s: nseg = %zu segments (at most 2^32 - 17)",
                             fn, nseg);
-    if (type == CLSORT_F64 && !ctx->dev.fp64)
-        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
-                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
-                            ctx->dev.name);
-    return CLSORT_OK;
+    return clsort__check_fp64(ctx, fn, type);
 }
 
 /* AUTO inside the segmented passes: bitonic, the fastest of the three at every tile size
@@ -306,20 +293,8 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     }
     if (!values)
         flags &= ~CLSORT_STABLE;
-    if (nseg == 0) {
-        /* Nothing to sort: still honour the wait list and hand back an event. */
-        if (num_wait || done) {
-            cl_event ev = NULL;
-            const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait, &ev);
-            if (err != CL_SUCCESS)
-                return clsort__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList", "");
-            if (done)
-                *done = ev;
-            else
-                clReleaseEvent(ev);
-        }
-        return CLSORT_OK;
-    }
+    if (nseg == 0) /* nothing to sort */
+        return clsort__enqueue_nothing(ctx, num_wait, wait, done);
     clsort__seg_desc d;
     memset(&d, 0, sizeof d);
     d.type = type;

@@ -1,6 +1,7 @@
 /* api_sort.c - the public sort calls: argument checks, the host fallback for small inputs,
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
 #include "api_sort.h"
+#include "api_common.h"
 #include "hostsort.h"
 #include "kernels.h"
 #include "params.h"
@@ -16,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
-
 /* Checks shared by every entry point; records the reason on ctx. */
 static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, clsort_type type,
                       clsort_algorithm algo, unsigned flags, size_t value_size, int need_values,
@@ -25,17 +24,9 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
 {
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
-    if (!clsort_type_size(type))
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
-    if ((unsigned)algo > CLSORT_ODD_EVEN_TRANSPOSITION)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid algorithm %d", fn,
-                            (int)algo);
-    if (flags & ~KNOWN_FLAGS)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
-                            flags & ~KNOWN_FLAGS);
-    if (need_values && value_size != 4 && value_size != 8)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 4 or 8", fn,
-                            value_size);
+    const int rc = clsort__check_sort_kind(ctx, fn, type, algo, flags, value_size, need_values);
+    if (rc != CLSORT_OK)
+        return rc;
     if (n > 0 && !have_keys)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL with n = %zu", fn, n);
     if (need_values && n > 0 && !have_values)
@@ -45,11 +36,7 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
     if (n > SIZE_MAX / elem / 2)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
                             "%s: n = %zu keys of %zu bytes cannot be addressed", fn, n, elem);
-    if ((type == CLSORT_F64) && !ctx->dev.fp64)
-        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
-                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
-                            ctx->dev.name);
-    return CLSORT_OK;
+    return clsort__check_fp64(ctx, fn, type);
 }
 
 /* Host arrays -> scratch buffers -> sort -> host arrays, blocking. On failure the host arrays

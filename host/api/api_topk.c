@@ -1,15 +1,16 @@
 /* api_topk.c - the public top-k calls: argument checks (all before anything is written), the
- * transfers of host rows and results, and the device work of topk.c. */
+ * transfers of host rows and results, and the device work as for every sort: a top-k plan
+ * (plan.c), its schedule (schedule.c), run.c's launches. */
+#include "api_common.h"
+#include "plan.h"
 #include "run.h"
+#include "schedule.h"
 #include "scratch.h"
-#include "topk.h"
 #include "transfer.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
 
 /* Checks shared by both entry points; records the reason on ctx. have_* say which pointers
  * (or buffers) were given. */
@@ -19,9 +20,9 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, int have_v
 {
     if (!clsort_type_size(type))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
-    if (flags & ~KNOWN_FLAGS)
+    if (flags & ~CLSORT__KNOWN_FLAGS)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
-                            flags & ~KNOWN_FLAGS);
+                            flags & ~CLSORT__KNOWN_FLAGS);
     if (k == 0)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: k is 0", fn);
     if (k > n)
@@ -39,23 +40,34 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, int have_v
     if (rows && (!have_keys || !have_out_keys))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: %s is NULL with rows = %zu", fn,
                             !have_keys ? "keys" : "out_keys", rows);
-    if (type == CLSORT_F64 && !ctx->dev.fp64)
-        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
-                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
-                            ctx->dev.name);
-    return CLSORT_OK;
+    return clsort__check_fp64(ctx, fn, type);
 }
 
-static void fill_job(clsort__topk_job *job, size_t value_size, size_t n, size_t rows, size_t k,
-                     clsort_type type, unsigned flags, int have_values, int have_out_values)
+/* Enqueues the top-k of rows of n keys in `keys` (and the values in `values`, NULL for none)
+ * after the wait list, the first k of each row to out_keys (and out_values, NULL for none):
+ * its plan, its schedule, its run, as for every sort. *done (if not NULL) gets the last event. */
+static int enqueue_topk(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
+                        size_t rows, size_t k, clsort_type type, unsigned flags, cl_mem out_keys,
+                        cl_mem out_values, cl_uint num_wait, const cl_event *wait,
+                        cl_event *done)
 {
-    memset(job, 0, sizeof *job);
-    job->type = type;
-    job->flags = flags;
-    job->value_size = have_values || have_out_values ? value_size : 0;
-    job->n = n;
-    job->rows = rows;
-    job->k = k;
+    clsort__topk_desc d;
+    memset(&d, 0, sizeof d);
+    d.type = type;
+    d.flags = flags;
+    d.value_size = values ? value_size : 0; /* the values carried with the items */
+    d.out = !out_values ? 0 : values ? 1 : (int)value_size;
+    d.n = n;
+    d.rows = rows;
+    d.k = k;
+    clsort__plan plan;
+    clsort__plan_topk(ctx, &d, &plan);
+    clsort__run run;
+    int rc = clsort__run_begin_topk(ctx, &plan, keys, values, out_keys, out_values, num_wait,
+                                    wait, done, &run);
+    if (rc == CLSORT_OK)
+        rc = clsort__schedule(&plan, clsort__run_step, &run);
+    return clsort__run_end(&run, rc);
 }
 
 static int topk_locked(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
@@ -74,8 +86,6 @@ static int topk_locked(clsort_ctx *ctx, const void *keys, const void *values, si
     const size_t vs = value_size;
     cl_mem outk = NULL, outv = NULL;
     cl_int err;
-    clsort__topk_job job;
-    fill_job(&job, value_size, n, rows, k, type, flags, values != NULL, out_values != NULL);
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, rows * n * ks));
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, rows * n * vs));
@@ -90,11 +100,8 @@ static int topk_locked(clsort_ctx *ctx, const void *keys, const void *values, si
     CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, rows * n * ks));
     if (values)
         CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, rows * n * vs));
-    job.keys = ctx->scratch[0];
-    job.vals = values ? ctx->scratch[1] : NULL;
-    job.out_keys = outk;
-    job.out_vals = outv;
-    CLSORT__CHECK(clsort__topk_enqueue(ctx, &job));
+    CLSORT__CHECK(enqueue_topk(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
+                               value_size, n, rows, k, type, flags, outk, outv, 0, NULL, NULL));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "top-k kernels");
     CLSORT__CHECK(clsort__transfer_settle(ctx));
@@ -170,30 +177,10 @@ static int topk_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_
                                               (uint64_t)rows * k, value_size)) != CLSORT_OK))
             return rc;
     }
-    if (rows == 0) {
-        /* Nothing to select: still honour the wait list and hand back an event. */
-        if (num_wait || done) {
-            cl_event ev = NULL;
-            const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait, &ev);
-            if (err != CL_SUCCESS)
-                return clsort__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList", "");
-            if (done)
-                *done = ev;
-            else
-                clReleaseEvent(ev);
-        }
-        return CLSORT_OK;
-    }
-    clsort__topk_job job;
-    fill_job(&job, value_size, n, rows, k, type, flags, values != NULL, out_values != NULL);
-    job.keys = keys;
-    job.vals = values;
-    job.out_keys = out_keys;
-    job.out_vals = out_values;
-    job.num_wait = num_wait;
-    job.wait = wait;
-    job.done = done;
-    return clsort__topk_enqueue(ctx, &job);
+    if (rows == 0) /* nothing to select */
+        return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    return enqueue_topk(ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
+                        out_values, num_wait, wait, done);
 }
 
 int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The programs of the manifest: CLSORT__PROGRAM_BITONIC, _ODD_EVEN_MERGE, _TRANSPOSITION (the
- * networks, in this order) and _SEGMENTED. */
+ * networks, in this order), _SEGMENTED and _TOPK. */
 typedef enum clsort__program_id {
 #define CLSORT__X(name, parts) CLSORT__PROGRAM_##name,
     CLSORT_PROGRAMS(CLSORT__X)
@@ -35,7 +35,9 @@ typedef enum clsort__args_kind {
     CLSORT__ARGS_SORT2,
     CLSORT__ARGS_SEG_BIN,
     CLSORT__ARGS_SEG_TINY,
-    CLSORT__ARGS_SEG_GROUP
+    CLSORT__ARGS_SEG_GROUP,
+    CLSORT__ARGS_TOPK_TILE,
+    CLSORT__ARGS_TOPK_GLOBAL
 } clsort__args_kind;
 
 /* A kernel's launch shape (CLSORT_SHAPE_* in the manifest). */
@@ -44,7 +46,8 @@ typedef enum clsort__shape {
     CLSORT__SHAPE_GROUP,    /* exactly WG_SIZE work-items a group, a group a tile */
     CLSORT__SHAPE_GLOBAL,   /* any group size: 256 or what the kernel allows */
     CLSORT__SHAPE_SEG_ITEM, /* any group size: 64 or what the kernel allows */
-    CLSORT__SHAPE_SEG_GROUP /* exactly SEG_WG work-items a group */
+    CLSORT__SHAPE_SEG_GROUP, /* exactly SEG_WG work-items a group */
+    CLSORT__SHAPE_TOPK      /* exactly TK_WG work-items a group */
 } clsort__shape;
 
 /* One row of the manifest's kernel table (host/core/kernels.c). */
@@ -73,9 +76,19 @@ typedef struct clsort__variant {
     int valkind;            /* 0: keys alone, 1: 4-byte values, 2: 8-byte values */
 } clsort__variant;
 
+/* A top-k launch's own arguments (kernels/manifest.h, CLSORT_ARGS_TOPK_*): where topk_tile reads
+ * and writes (0 the input rows, 1 and 2 the item buffers, 3 the output; topk_global works in
+ * place on buffer 1), and the sizes of its argument list. */
+typedef struct clsort__topk_args {
+    int from, to;
+    uint64_t m, m_out, tiles_per_row, sz, j;
+    cl_uint P, K, mode;
+} clsort__topk_args;
+
 /* One step of a schedule: a kernel launch (CLSORT__OP_LAUNCH) with its work-items in dimension 0
- * and its step arguments (the uints of its argument list), or the zeroing of the segmented sort's
- * bin counters (CLSORT__OP_ZERO_COUNTERS). */
+ * and its step arguments (the uints of its argument list; for top-k the two traced by
+ * CLSORT_DEBUG=2, its arguments in tk), or the zeroing of the segmented sort's bin counters
+ * (CLSORT__OP_ZERO_COUNTERS). */
 typedef enum clsort__op { CLSORT__OP_LAUNCH, CLSORT__OP_ZERO_COUNTERS } clsort__op;
 typedef struct clsort__step {
     clsort__kernel_id kernel;
@@ -83,6 +96,7 @@ typedef struct clsort__step {
     cl_uint args[2];
     int nargs;
     clsort__op op;
+    clsort__topk_args tk;   /* CLSORT__PROGRAM_TOPK's kernels */
 } clsort__step;
 
 /* Receives the steps of a schedule in order; a status other than CLSORT_OK stops it. */
@@ -103,8 +117,21 @@ typedef struct clsort__seg_plan {
     int need_gpos;              /* stable pairs with segments above the tile: global positions */
 } clsort__seg_plan;
 
+/* Top-k's part of a plan (clsort__plan_topk): rows of n keys, the first k of each (kernels/topk.cl,
+ * docs/kernels.md "Top-k"). */
+typedef struct clsort__topk_plan {
+    uint64_t rows, k;
+    unsigned tile;              /* TK_TILE: items one work-group holds in local memory */
+    unsigned wg;                /* TK_WG: work-items of topk_tile */
+    int idx_bits;               /* TK_IDX_BITS: 32 or 64, the items' index width */
+    int out;                    /* TK_OUT: out_vals gets 0 nothing, 1 values, 4 / 8 indices */
+    int network;                /* 1: the top-k network (k <= tile / 2), 0: full sort of rows */
+    uint64_t items[3];          /* [1], [2]: items the two item buffers hold (0: none) */
+} clsort__topk_plan;
+
 /* Everything decided about one sort before anything is enqueued: `count` arrays of n keys for a
- * network program, or nseg segments for the segmented program. */
+ * network program, nseg segments for the segmented program, or a top-k of rows of n keys (count
+ * 1; value_size then the size of the values carried with the items, 0 for none). */
 typedef struct clsort__plan {
     clsort__program_id program;
     clsort__variant var;
@@ -114,6 +141,7 @@ typedef struct clsort__plan {
     clsort_algorithm algo;          /* AUTO already resolved */
     const clsort_params *params;    /* network programs: the context's parameters of the slot */
     clsort__seg_plan seg;           /* CLSORT__PROGRAM_SEGMENTED */
+    clsort__topk_plan topk;         /* CLSORT__PROGRAM_TOPK */
     int index_bits;                 /* 32 or 64: the width of idx_t in the kernels */
     cl_uint xf;                     /* key transform: 1 signed, 2 float, 4 descending */
     int empty;                      /* nothing to launch */

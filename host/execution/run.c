@@ -1,8 +1,8 @@
 /* run.c - turns a plan and its schedule's steps into OpenCL launches on the context's queue:
  * gets the plan's program, sets each kernel's arguments and group size as the manifest says
  * (kernels/manifest.h: its argument list and launch shape), sizes the work, chains events, and
- * records statistics. The API (api_sort.c, api_segments.c) drives the schedule (schedule.c) into
- * clsort__run_step. */
+ * records statistics. The API (api_sort.c, api_segments.c, api_topk.c) drives the schedule
+ * (schedule.c) into clsort__run_step. */
 #include "run.h"
 
 #include "kernels.h"
@@ -37,6 +37,49 @@ static int set_arg(clsort_ctx *ctx, cl_kernel k, cl_uint i, size_t size, const v
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clSetKernelArg", name);
 }
 
+/* The top-k kernels' arguments (CLSORT_ARGS_TOPK_*): buffers by the step's from/to (0 the input,
+ * 1 and 2 the run's item buffers, 3 the output), NULL where the launch does not use one. */
+static int set_topk_args(clsort__run *st, cl_kernel k, const clsort__step *s, const char *name)
+{
+    clsort_ctx *ctx = st->ctx;
+    const clsort__topk_plan *tp = &st->plan->topk;
+    const clsort__topk_args *t = &s->tk;
+    const cl_mem none = NULL;
+    int rc = CLSORT_OK;
+    cl_uint a = 0;
+    if (s->kernel == CLSORT__K_topk_global) {
+        for (int i = 0; i < 3 && rc == CLSORT_OK; ++i)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), st->items[1][i] ? &st->items[1][i] : &none,
+                         name);
+        const cl_ulong u[4] = {t->m, tp->rows, t->sz, t->j};
+        for (int i = 0; i < 4 && rc == CLSORT_OK; ++i)
+            rc = set_arg(ctx, k, a++, sizeof u[i], &u[i], name);
+        return rc;
+    }
+    /* keys, vals, ik, ii, iv, ok, oi, ov, out_keys, out_vals, then the sizes. */
+    const cl_mem *in = t->from == 0 ? NULL : st->items[t->from];
+    const cl_mem *out = t->to == 3 ? NULL : st->items[t->to];
+    const cl_mem bufs[10] = {t->from == 0 ? st->keys : NULL,
+                             t->from == 0 ? st->vals : NULL,
+                             in ? in[0] : NULL,
+                             in ? in[1] : NULL,
+                             in ? in[2] : NULL,
+                             out ? out[0] : NULL,
+                             out ? out[1] : NULL,
+                             out ? out[2] : NULL,
+                             t->to == 3 ? st->out_keys : NULL,
+                             t->to == 3 ? st->out_vals : NULL};
+    for (int i = 0; i < 10 && rc == CLSORT_OK; ++i)
+        rc = set_arg(ctx, k, a++, sizeof(cl_mem), bufs[i] ? &bufs[i] : &none, name);
+    const cl_ulong u[5] = {t->m, tp->rows, t->m_out, tp->k, t->tiles_per_row};
+    for (int i = 0; i < 5 && rc == CLSORT_OK; ++i)
+        rc = set_arg(ctx, k, a++, sizeof u[i], &u[i], name);
+    const cl_uint w[4] = {st->plan->xf, t->P, t->K, t->mode};
+    for (int i = 0; i < 4 && rc == CLSORT_OK; ++i)
+        rc = set_arg(ctx, k, a++, sizeof w[i], &w[i], name);
+    return rc;
+}
+
 /* Sets the arguments of step s's kernel, in the order of its argument list in the manifest
  * (CLSORT_ARGS_*): the buffers keys/vals hold `n` keys of each array. */
 static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem keys, cl_mem vals,
@@ -50,7 +93,9 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     const cl_ulong nseg = sg->nseg, cap = sg->cap, max_len = sg->max_len;
     cl_uint a = 0;
     int rc = CLSORT_OK;
-    /* Every list but the bins' opens with the keys and, in pair programs, the values. */
+    if (info->args == CLSORT__ARGS_TOPK_TILE || info->args == CLSORT__ARGS_TOPK_GLOBAL)
+        return set_topk_args(st, k, s, name);
+    /* Every other list but the bins' opens with the keys and, in pair programs, the values. */
     if (info->args != CLSORT__ARGS_SEG_BIN) {
         rc = set_arg(ctx, k, a++, sizeof(cl_mem), &keys, name);
         if (!rc && vals)
@@ -95,6 +140,9 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
                 rc = set_arg(ctx, k, a++, sizeof max_len, &max_len, name);
         }
         break;
+    case CLSORT__ARGS_TOPK_TILE:
+    case CLSORT__ARGS_TOPK_GLOBAL:
+        break; /* set_topk_args */
     }
     return rc;
 }
@@ -107,16 +155,20 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
     switch (info->shape) {
     case CLSORT__SHAPE_TILE:
     case CLSORT__SHAPE_GROUP:
-    case CLSORT__SHAPE_SEG_GROUP: {
-        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG) work-items. */
+    case CLSORT__SHAPE_SEG_GROUP:
+    case CLSORT__SHAPE_TOPK: {
+        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG) work-items. */
         const int seg = info->shape == CLSORT__SHAPE_SEG_GROUP;
-        const unsigned wg = seg ? st->plan->seg.wg : st->plan->params->wg_size;
+        const int topk = info->shape == CLSORT__SHAPE_TOPK;
+        const unsigned wg = seg    ? st->plan->seg.wg
+                            : topk ? st->plan->topk.wg
+                                   : st->plan->params->wg_size;
         if (kmax < wg)
             return clsort__fail(st->ctx, CLSORT_ERR_UNSUPPORTED,
                                 "kernel %s allows %zu work-items per group "
                                 "(CL_KERNEL_WORK_GROUP_SIZE), fewer than %s=%u%s",
-                                info->name, kmax, seg ? "SEG_WG" : "WG_SIZE", wg,
-                                seg ? "" : "; lower wg_size");
+                                info->name, kmax, seg ? "SEG_WG" : topk ? "TK_WG" : "WG_SIZE", wg,
+                                seg || topk ? "" : "; lower wg_size");
         *local = wg;
         return CLSORT_OK;
     }
@@ -175,8 +227,7 @@ static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_
     /* The schedule follows the manifest: a kernel of another program, or one this build leaves
      * out, is a bug on the host's side. */
     if (!(info->programs & (1u << st->plan->program)) ||
-        (st->plan->program != CLSORT__PROGRAM_SEGMENTED &&
-         !clsort__kernel_built(s->kernel, st->plan->params)))
+        (st->plan->params && !clsort__kernel_built(s->kernel, st->plan->params)))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
                             "internal: the schedule names %s, which this program does not hold "
                             "(kernels/manifest.h)",
@@ -301,6 +352,41 @@ fail:
     return rc;
 }
 
+int clsort__run_begin_topk(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
+                           cl_mem out_keys, cl_mem out_vals, cl_uint num_wait,
+                           const cl_event *wait, cl_event *done, clsort__run *run)
+{
+    run_init(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
+    run->out_keys = out_keys;
+    run->out_vals = out_vals;
+    if (plan->empty)
+        return CLSORT_OK;
+    const clsort__topk_plan *tp = &plan->topk;
+    int rc = CLSORT_OK;
+    CLSORT__CHECK(clsort__get_program(ctx, plan->program, plan->index_bits, plan->options,
+                                      &run->prog));
+    const size_t sizes[3] = {clsort_type_size(plan->type), (size_t)tp->idx_bits / 8,
+                             plan->value_size};
+    for (int b = 1; b <= 2; ++b)
+        for (int i = 0; i < 3; ++i) {
+            if (!tp->items[b] || !sizes[i])
+                continue;
+            if (tp->items[b] > ctx->dev.max_alloc / sizes[i]) {
+                rc = clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                                  "clsort_topk: %llu items of %zu bytes exceed "
+                                  "CL_DEVICE_MAX_MEM_ALLOC_SIZE of %s",
+                                  (unsigned long long)tp->items[b], sizes[i], ctx->dev.name);
+                goto fail;
+            }
+            cl_int err;
+            run->items[b][i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE,
+                                              (size_t)tp->items[b] * sizes[i], NULL, &err);
+            CLSORT__CL_CHECK(ctx, err, "clCreateBuffer", "top-k items");
+        }
+fail:
+    return rc;
+}
+
 int clsort__run_end(clsort__run *run, int rc)
 {
     clsort_ctx *ctx = run->ctx;
@@ -316,7 +402,12 @@ int clsort__run_end(clsort__run *run, int rc)
     }
     ctx->stats.launches = run->launches;
     ctx->stats.global_passes = run->launches;
-    if (plan->program == CLSORT__PROGRAM_SEGMENTED)
+    if (plan->program == CLSORT__PROGRAM_TOPK)
+        clsort__trace(ctx, "topk n=%llu rows=%llu k=%llu: %u launches (tile %u, wg %u, %s)",
+                      (unsigned long long)plan->n, (unsigned long long)plan->topk.rows,
+                      (unsigned long long)plan->topk.k, run->launches, plan->topk.tile,
+                      plan->topk.wg, plan->topk.network ? "network" : "full sort");
+    else if (plan->program == CLSORT__PROGRAM_SEGMENTED)
         clsort__trace(ctx, "segmented %s nseg=%llu: %u launches (tile %u, wg %u)",
                       clsort_algorithm_name(plan->algo), (unsigned long long)plan->seg.nseg,
                       run->launches, plan->seg.tile, plan->seg.wg);
@@ -352,6 +443,12 @@ fail:
     if (run->last && run->last != run->first)
         clReleaseEvent(run->last);
     run->first = run->last = NULL;
+    for (int b = 1; b <= 2; ++b)
+        for (int i = 0; i < 3; ++i)
+            if (run->items[b][i]) {
+                clReleaseMemObject(run->items[b][i]);
+                run->items[b][i] = NULL;
+            }
     return rc;
 }
 

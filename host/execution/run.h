@@ -1,6 +1,6 @@
 /* run.h - the execution of a plan on the context's queue (run.c): the caller makes the plan
  * (plan.h), starts a run, feeds it the schedule's steps (schedule.h) and ends it. Every sort
- * runs this way: a network's sort of one array or a batch, and the segmented sort. */
+ * runs this way: a network's sort of one array or a batch, the segmented sort, and the top-k. */
 #ifndef CLSORT_RUN_H
 #define CLSORT_RUN_H
 
@@ -14,6 +14,9 @@ typedef struct clsort__run {
     clsort__program *prog;
     cl_mem keys, vals;
     cl_mem offsets, meta, gpos;         /* the segmented sort's list and scratch */
+    cl_mem out_keys, out_vals;          /* the top-k's outputs */
+    cl_mem items[3][3];                 /* the top-k's item buffers [1], [2]: keys, indices,
+                                           values; the run's own, released at its end */
     cl_uint num_wait;
     const cl_event *wait;
     cl_event *done_out, *first_out;     /* the caller's event pointers, filled by clsort__run_end */
@@ -35,6 +38,13 @@ int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl
 int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys,
                                cl_mem vals, cl_mem offsets, cl_uint num_wait,
                                const cl_event *wait, cl_event *done, clsort__run *run);
+/* The same for a top-k plan: rows in keys (and the values to carry in vals, NULL for none), the
+ * first k of each to out_keys (and out_vals, NULL for none). Also creates the plan's item
+ * buffers, which live for this run only: released at its end, and freed by OpenCL once the
+ * launches that use them have completed. */
+int clsort__run_begin_topk(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
+                           cl_mem out_keys, cl_mem out_vals, cl_uint num_wait,
+                           const cl_event *wait, cl_event *done, clsort__run *run);
 /* Enqueues one step (a clsort__emit_fn: user is the clsort__run). */
 int clsort__run_step(const clsort__step *step, void *user);
 /* Enqueues one tile step of the schedule (clsort__schedule_first_step) on one chunk of the input

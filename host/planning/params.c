@@ -184,6 +184,15 @@ void clsort__build_options(clsort__plan *plan)
                  sg->stable, sg->tiny_log);
         return;
     }
+    if (plan->program == CLSORT__PROGRAM_TOPK) {
+        const clsort__topk_plan *tp = &plan->topk;
+        snprintf(plan->options, sizeof plan->options,
+                 "-DCLSORT_TOPK=1 -DKEY_BITS=%u -DVAL_BYTES=%u -DTK_OUT=%d -DTK_IDX_BITS=%d "
+                 "-DTK_TILE=%u -DTK_WG=%u",
+                 clsort__key_bits(v), clsort__val_bytes(v), tp->out, tp->idx_bits, tp->tile,
+                 tp->wg);
+        return;
+    }
     const clsort_params *p = plan->params;
     snprintf(plan->options, sizeof plan->options,
              "-DCLSORT_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DWG_SIZE=%u "

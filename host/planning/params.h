@@ -25,7 +25,7 @@ int clsort__check_params(const clsort__device *dev, const clsort__variant *v,
 /* Local memory in bytes that the network's tile kernels need with these parameters. */
 size_t clsort__local_bytes(const clsort__variant *v, const clsort_params *p);
 /* The one place that turns a plan (its program, variant, index width and parameters, or its
- * segmented shape) into the program's -D build options, into plan->options. */
+ * segmented or top-k shape) into the program's -D build options, into plan->options. */
 void clsort__build_options(clsort__plan *plan);
 
 #endif /* CLSORT_PARAMS_H */

@@ -1,12 +1,14 @@
 /* plan.c - how one sort runs, decided before anything is enqueued: the network AUTO picks, the
- * variant and its parameters (or the segmented sort's shape), the index width, the key transform
- * and the program's build options. The API hands the plan to run.c and the schedule. */
+ * variant and its parameters (or the segmented sort's or the top-k's shape), the index width,
+ * the key transform and the program's build options. The API hands the plan to run.c and the
+ * schedule. */
 #include "plan.h"
 
 #include "params.h"
 #include "schedule.h"
 #include "segments.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The key transform of the kernels (common.cl): 1 signed, 2 float, 4 descending. */
@@ -100,5 +102,104 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
      * tile and the group pass sorts it there. */
     sg->need_gpos = stable && sg->groups && sg->max_len > sg->tile;
     plan->empty = desc->nseg == 0;
+    clsort__build_options(plan);
+}
+
+#define TOPK_TILE_MAX 4096u
+
+/* Index width of the top-k items: 32 bits while every index of a row and the virtual one (all
+ * ones) stay apart. */
+static int topk_idx_bytes(uint64_t n)
+{
+    return n <= 0xFFFFFFFFull ? 4 : 8;
+}
+
+/* Items one work-group holds in local memory (TK_TILE, a power of two, at most 4096). The
+ * network path takes k up to half of it; above that each row is sorted in full. */
+static unsigned topk_tile(const clsort_ctx *ctx, clsort_type type, size_t item_value_size,
+                          uint64_t n)
+{
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    /* CPUs hold a tile twice (topk.cl: the halvings write to a second buffer). */
+    const size_t item =
+        (clsort_type_size(type) + (size_t)topk_idx_bytes(n) + item_value_size) * (gpu ? 1 : 2);
+    /* Half the local memory on GPUs, so that two work-groups fit on a compute unit (as the
+     * sorts' tiles, docs/design.md); CPUs (PoCL) have plenty and run one group at a time per
+     * thread. */
+    const uint64_t budget = gpu ? ctx->dev.local_mem / 2 : ctx->dev.local_mem;
+    unsigned tile = TOPK_TILE_MAX;
+    while (tile > 2 && (uint64_t)tile * item > budget)
+        tile >>= 1;
+    /* CLSORT_TOPK_TILE (experiments, read at each call): another tile, if it fits all of the
+     * local memory. */
+    const char *env = getenv("CLSORT_TOPK_TILE");
+    if (env && *env) {
+        const unsigned long v = strtoul(env, NULL, 10);
+        if (v >= 2 && v <= 65536 && !(v & (v - 1)) && v * item <= ctx->dev.local_mem)
+            tile = (unsigned)v;
+    }
+    return tile;
+}
+
+/* Work-items of topk_tile (TK_WG) for tiles of T items. */
+static unsigned topk_wg(const clsort_ctx *ctx, unsigned T)
+{
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    /* GPUs: enough lanes for a level's T/2 comparators a few at a time. CPUs: one work-item a
+     * tile, so that no barrier splits the levels into loops over work-items (PoCL runs a group's
+     * work-items in one thread); measured on PoCL at 2^20 keys against 16, 64 and 256 work-items
+     * and tiles of 1024 (docs/bench/topk-pocl-2026-11-24.md). */
+    unsigned wg = gpu ? 256 : 1;
+    /* CLSORT_TOPK_WG (tests, experiments): another group size, e.g. the GPUs' round-robin
+     * shape on PoCL (tests/test_topk.c), read at each call. */
+    const char *env_wg = getenv("CLSORT_TOPK_WG");
+    if (env_wg && *env_wg) {
+        const unsigned long v = strtoul(env_wg, NULL, 10);
+        if (v >= 1 && v <= 1024 && !(v & (v - 1)))
+            wg = (unsigned)v;
+    }
+    while (wg > 1 && (wg > T / 2 || wg > ctx->dev.max_wg))
+        wg >>= 1;
+    return wg;
+}
+
+/* Records in the plan how many items each item buffer must hold: the most any launch writes
+ * there (rows x its items a row). */
+static int count_topk_items(const clsort__step *s, void *user)
+{
+    clsort__plan *plan = user;
+    const int to = s->tk.to;
+    const uint64_t need = plan->topk.rows * s->tk.m_out;
+    if ((to == 1 || to == 2) && plan->topk.items[to] < need)
+        plan->topk.items[to] = need;
+    return CLSORT_OK;
+}
+
+void clsort__plan_topk(const clsort_ctx *ctx, const clsort__topk_desc *desc, clsort__plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->program = CLSORT__PROGRAM_TOPK;
+    /* The variant's key width and values carried with the items (the API checked them); the
+     * network is bitonic's, which the statistics report. */
+    (void)clsort__variant_of(CLSORT_BITONIC, desc->type, desc->value_size, &plan->var);
+    plan->algo = CLSORT_BITONIC;
+    plan->n = desc->n;
+    plan->count = 1; /* the rows are in the top-k's own arguments: one 1-D launch a step */
+    plan->type = desc->type;
+    plan->value_size = desc->value_size;
+    plan->index_bits = 64;
+    plan->xf = key_transform(desc->type, desc->flags);
+    clsort__topk_plan *tp = &plan->topk;
+    tp->rows = desc->rows;
+    tp->k = desc->k;
+    tp->idx_bits = topk_idx_bytes(desc->n) * 8;
+    tp->out = desc->out;
+    tp->tile = topk_tile(ctx, desc->type, desc->value_size, desc->n);
+    tp->wg = topk_wg(ctx, tp->tile);
+    tp->network = clsort__next_pow2(desc->k) <= tp->tile / 2;
+    plan->empty = desc->rows == 0;
+    if (plan->empty)
+        return;
+    (void)clsort__schedule(plan, count_topk_items, plan);
     clsort__build_options(plan);
 }

@@ -34,4 +34,16 @@ typedef struct clsort__seg_desc {
 void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
                            clsort__plan *plan);
 
+/* What a top-k's plan is made from (the API's side of it): rows of n keys, the first k of each. */
+typedef struct clsort__topk_desc {
+    clsort_type type;
+    unsigned flags;             /* CLSORT_DESCENDING */
+    size_t value_size;          /* values carried with the items: 4, 8, or 0 for none */
+    int out;                    /* out_vals gets 0 nothing, 1 the values, 4 / 8 indices */
+    uint64_t n, rows, k;
+} clsort__topk_desc;
+/* Fills plan for the top-k of desc (kernels/topk.cl, schedule.c): the tile and group size, the
+ * index width, the sizes of the item buffers and the build options. */
+void clsort__plan_topk(const clsort_ctx *ctx, const clsort__topk_desc *desc, clsort__plan *plan);
+
 #endif /* CLSORT_PLAN_H */

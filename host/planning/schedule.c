@@ -8,6 +8,8 @@
 
 #include "kernels.h"
 
+#include <string.h>
+
 uint64_t clsort__next_pow2(uint64_t x)
 {
     uint64_t p = 1;
@@ -37,7 +39,8 @@ static const clsort__kernel_id oem_global_top[] = BY_R(oem_global_top_r);
 static clsort__step step(clsort__kernel_id kernel, uint64_t items, int nargs, cl_uint a0,
                          cl_uint a1)
 {
-    clsort__step s = {kernel, items, {a0, a1}, nargs, CLSORT__OP_LAUNCH};
+    clsort__step s = {.kernel = kernel, .items = items, .args = {a0, a1}, .nargs = nargs,
+                      .op = CLSORT__OP_LAUNCH};
     return s;
 }
 
@@ -188,7 +191,7 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
  * the rest one a work-group. Depends only on (nseg, the bounds given, the shape). */
 static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, void *user)
 {
-    const clsort__step zero = {CLSORT__NKERNELS, 0, {0, 0}, 0, CLSORT__OP_ZERO_COUNTERS};
+    const clsort__step zero = {.kernel = CLSORT__NKERNELS, .op = CLSORT__OP_ZERO_COUNTERS};
     EMIT(zero);
     EMIT(step(CLSORT__K_seg_count, sg->nseg, 0, 0, 0));
     EMIT(step(CLSORT__K_seg_scatter, sg->nseg, 0, 0, 0));
@@ -217,12 +220,121 @@ static int schedule_network(clsort__network net, uint64_t n, const clsort_params
     return CLSORT_ERR_INVALID_ARG;
 }
 
+/* Mode bits of topk_tile (kernels/topk.cl). */
+#define TK_FROM_INPUT 1u
+#define TK_SORT 2u
+#define TK_MERGE 4u
+#define TK_FINAL 8u
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* A topk_tile launch on `groups` work-groups of TK_WG, from/to as in clsort__topk_args; traced
+ * with its K and mode. */
+static clsort__step topk_tile_step(const clsort__topk_plan *tp, uint64_t groups,
+                                   const clsort__topk_args *a)
+{
+    clsort__step s = step(CLSORT__K_topk_tile, groups * tp->wg, 2, a->K, a->mode);
+    s.tk = *a;
+    return s;
+}
+
+/* A topk_global level of a bitonic sort of every row of m items in item buffer 1: the flip of a
+ * merge of size sz (j == sz / 2) or its half-cleaner at stride j, one comparator a work-item;
+ * traced with log2(sz), log2(j). */
+static clsort__step topk_global_step(const clsort__topk_plan *tp, uint64_t m, uint64_t sz,
+                                     uint64_t j)
+{
+    clsort__step s = step(CLSORT__K_topk_global, tp->rows * (m / 2), 2, clsort__log2(sz),
+                          clsort__log2(j));
+    s.tk.from = s.tk.to = 1;
+    s.tk.m = m;
+    s.tk.sz = sz;
+    s.tk.j = j;
+    return s;
+}
+
+/* Top-k (kernels/topk.cl, docs/kernels.md "Top-k"): where K (k rounded up to a power of two) is
+ * at most half the tile, the network: each topk_tile pass halves every tile's blocks of K to
+ * one, until a row fits a tile. Above that, a bitonic sort of each row padded to N with the same
+ * comparator (so stable): tiles in local memory, the wider levels in global memory; the first k
+ * of each row go out. Depends only on (n, rows, k, the tile and group size). */
+static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *user)
+{
+    const clsort__topk_plan *tp = &plan->topk;
+    const uint64_t K = clsort__next_pow2(tp->k), rows = tp->rows, n = plan->n;
+    const unsigned T = tp->tile;
+    clsort__topk_args a;
+    if (K <= T / 2) {
+        uint64_t m = n;
+        int from = 0, to = 1;
+        unsigned mode = TK_FROM_INPUT | TK_SORT;
+        for (;;) {
+            const uint64_t N = clsort__next_pow2(m);
+            const int final = N <= T;
+            memset(&a, 0, sizeof a);
+            a.from = from;
+            a.P = (cl_uint)(final ? N : T);
+            a.K = (cl_uint)K;
+            a.m = m;
+            a.tiles_per_row = final ? 1 : ceil_div(m, T);
+            a.m_out = a.tiles_per_row * K;
+            a.mode = mode | (final ? TK_FINAL : 0);
+            a.to = final ? 3 : to;
+            EMIT(topk_tile_step(tp, final ? ceil_div(rows, T / a.P) : rows * a.tiles_per_row,
+                                &a));
+            if (final)
+                return CLSORT_OK;
+            m = a.m_out;
+            from = to;
+            to = to == 1 ? 2 : 1;
+            mode = 0; /* the items come in sorted blocks of K */
+        }
+    }
+    const uint64_t N = clsort__next_pow2(n);
+    memset(&a, 0, sizeof a);
+    a.from = 0;
+    a.m = n;
+    if (N <= T) {
+        a.to = 3;
+        a.P = a.K = (cl_uint)N;
+        a.tiles_per_row = 1;
+        a.m_out = N;
+        a.mode = TK_FROM_INPUT | TK_SORT | TK_FINAL;
+        EMIT(topk_tile_step(tp, ceil_div(rows, T / N), &a));
+        return CLSORT_OK;
+    }
+    a.to = 1;
+    a.P = a.K = T;
+    a.tiles_per_row = N / T;
+    a.m_out = N;
+    a.mode = TK_FROM_INPUT | TK_SORT;
+    EMIT(topk_tile_step(tp, rows * a.tiles_per_row, &a));
+    for (uint64_t sz = 2 * (uint64_t)T; sz <= N; sz <<= 1) {
+        for (uint64_t j = sz / 2; j >= T; j >>= 1)
+            EMIT(topk_global_step(tp, N, sz, j));
+        memset(&a, 0, sizeof a);
+        a.from = 1;
+        a.to = sz == N ? 3 : 1;
+        a.P = a.K = T;
+        a.m = a.m_out = N;
+        a.tiles_per_row = N / T;
+        a.mode = TK_MERGE | (sz == N ? TK_FINAL : 0);
+        EMIT(topk_tile_step(tp, rows * a.tiles_per_row, &a));
+    }
+    return CLSORT_OK;
+}
+
 int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
 {
     if (plan->empty)
         return CLSORT_OK;
     if (plan->program == CLSORT__PROGRAM_SEGMENTED)
         return schedule_segmented(&plan->seg, emit, user);
+    if (plan->program == CLSORT__PROGRAM_TOPK)
+        return schedule_topk(plan, emit, user);
     return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
 }
 
@@ -252,7 +364,7 @@ static int skip_first(const clsort__step *s, void *user)
 int clsort__schedule_first_step(const clsort__plan *plan, uint64_t keys, clsort__step *out)
 {
     split sp = {NULL, NULL, 0, {0}};
-    if (plan->program == CLSORT__PROGRAM_SEGMENTED)
+    if (plan->program == CLSORT__PROGRAM_SEGMENTED || plan->program == CLSORT__PROGRAM_TOPK)
         return CLSORT_ERR_INVALID_ARG;
     const clsort_params *p = plan->params;
     const uint64_t n = plan->n;

@@ -1,0 +1,48 @@
+/* api_common.c - what the public calls share: the checks of a sort's kind (api_sort.c,
+ * api_segments.c), the fp64 check (and api_topk.c), and the event of a _buffer call with nothing
+ * to do (api_segments.c, api_topk.c), written once so that their messages and behaviour stay
+ * the same across the calls. */
+#include "api_common.h"
+
+int clsort__check_sort_kind(clsort_ctx *ctx, const char *fn, clsort_type type,
+                            clsort_algorithm algo, unsigned flags, size_t value_size,
+                            int need_values)
+{
+    if (!clsort_type_size(type))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
+    if ((unsigned)algo > CLSORT_ODD_EVEN_TRANSPOSITION)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid algorithm %d", fn,
+                            (int)algo);
+    if (flags & ~CLSORT__KNOWN_FLAGS)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: unknown flag bits 0x%x", fn,
+                            flags & ~CLSORT__KNOWN_FLAGS);
+    if (need_values && value_size != 4 && value_size != 8)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 4 or 8", fn,
+                            value_size);
+    return CLSORT_OK;
+}
+
+int clsort__check_fp64(clsort_ctx *ctx, const char *fn, clsort_type type)
+{
+    if (type == CLSORT_F64 && !ctx->dev.fp64)
+        return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
+                            "%s: f64 keys need a device with fp64 (cl_khr_fp64); %s has none", fn,
+                            ctx->dev.name);
+    return CLSORT_OK;
+}
+
+int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *wait,
+                            cl_event *done)
+{
+    if (!num_wait && !done)
+        return CLSORT_OK;
+    cl_event ev = NULL;
+    const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait, &ev);
+    if (err != CL_SUCCESS)
+        return clsort__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList", "");
+    if (done)
+        *done = ev;
+    else
+        clReleaseEvent(ev);
+    return CLSORT_OK;
+}

@@ -1,0 +1,23 @@
+/* api_common.h - what the public calls share (api_common.c): the checks of a key type,
+ * algorithm, flags and value size, the fp64 check, and an empty call's event. */
+#ifndef CLSORT_API_COMMON_H
+#define CLSORT_API_COMMON_H
+
+#include "core.h"
+
+/* The flags every public sort and top-k accepts. */
+#define CLSORT__KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
+
+/* The checks of a sort's kind, in this order: the key type, the algorithm, the flags, and
+ * value_size (4 or 8) where need_values. Records the reason on ctx, naming fn. */
+int clsort__check_sort_kind(clsort_ctx *ctx, const char *fn, clsort_type type,
+                            clsort_algorithm algo, unsigned flags, size_t value_size,
+                            int need_values);
+/* CLSORT_ERR_UNSUPPORTED for f64 keys on a device without fp64, naming fn. */
+int clsort__check_fp64(clsort_ctx *ctx, const char *fn, clsort_type type);
+/* A _buffer call with nothing to do: still honours the wait list and hands back an event in
+ * *done (when done is not NULL) that completes when the wait list has. */
+int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *wait,
+                            cl_event *done);
+
+#endif /* CLSORT_API_COMMON_H */
