@@ -71,20 +71,30 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
     clsort__build_options(plan);
 }
 
+/* What the segmented and top-k plans share: one launch dimension (count 1; their kernels find
+ * their segments or rows themselves), 64-bit indices, and the variant of an explicit network
+ * (the API checked algo, type and value_size). */
+static void plan_program(clsort__program_id program, clsort_algorithm algo, clsort_type type,
+                         size_t value_size, unsigned flags, uint64_t n, clsort__plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->program = program;
+    (void)clsort__variant_of(algo, type, value_size, &plan->var);
+    plan->n = n;
+    plan->count = 1;
+    plan->type = type;
+    plan->value_size = value_size;
+    plan->algo = algo;
+    plan->index_bits = 64;
+    plan->xf = key_transform(type, flags);
+}
+
 void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
                            clsort__plan *plan)
 {
-    memset(plan, 0, sizeof *plan);
     const int stable = (desc->flags & CLSORT_STABLE) && desc->value_size;
-    plan->program = CLSORT__PROGRAM_SEGMENTED;
-    (void)clsort__variant_of(desc->algo, desc->type, desc->value_size, &plan->var);
-    plan->n = desc->cap;
-    plan->count = 1;
-    plan->type = desc->type;
-    plan->value_size = desc->value_size;
-    plan->algo = desc->algo;
-    plan->index_bits = 64;
-    plan->xf = key_transform(desc->type, desc->flags);
+    plan_program(CLSORT__PROGRAM_SEGMENTED, desc->algo, desc->type, desc->value_size,
+                 desc->flags, desc->cap, plan);
     clsort__seg_plan *sg = &plan->seg;
     sg->nseg = desc->nseg;
     sg->cap = desc->cap;
@@ -177,18 +187,11 @@ static int count_topk_items(const clsort__step *s, void *user)
 
 void clsort__plan_topk(const clsort_ctx *ctx, const clsort__topk_desc *desc, clsort__plan *plan)
 {
-    memset(plan, 0, sizeof *plan);
-    plan->program = CLSORT__PROGRAM_TOPK;
-    /* The variant's key width and values carried with the items (the API checked them); the
-     * network is bitonic's, which the statistics report. */
-    (void)clsort__variant_of(CLSORT_BITONIC, desc->type, desc->value_size, &plan->var);
-    plan->algo = CLSORT_BITONIC;
-    plan->n = desc->n;
-    plan->count = 1; /* the rows are in the top-k's own arguments: one 1-D launch a step */
-    plan->type = desc->type;
-    plan->value_size = desc->value_size;
-    plan->index_bits = 64;
-    plan->xf = key_transform(desc->type, desc->flags);
+    /* The variant's key width and the values carried with the items; the network is bitonic's
+     * (topk.cl's merges), which the statistics report. The rows are in the top-k's own
+     * arguments (clsort__topk_plan), so each step is one 1-D launch. */
+    plan_program(CLSORT__PROGRAM_TOPK, CLSORT_BITONIC, desc->type, desc->value_size,
+                 desc->flags, desc->n, plan);
     clsort__topk_plan *tp = &plan->topk;
     tp->rows = desc->rows;
     tp->k = desc->k;
