@@ -87,11 +87,13 @@ TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 # MPI builds everything else. `make MPICC=` leaves it out.
 MPICC    ?= $(shell command -v mpicc 2>/dev/null)
 MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c)
-# What clsort-mpi takes from clsort: records and their order, the output file's atomic
-# replacement, the temporary-file registry, sizes, and the device lists (compiled once, for both).
-MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o \
-               clsort_signals.o clsort_units.o clsort_args.o clsort_devlist.o clsort_keys.o \
-               clsort_pwrite.o)
+# What the tools share (tools/common/: messages, signals and temporary files, units and the size
+# parser, keys, device lists, the shared options), one static library that clsort and clsort-mpi
+# link. The records and the file I/O still live in tools/clsort (their write path is being
+# reworked there): clsort-mpi takes those three objects from it until they join tools/common.
+COMMON_SRCS  = $(wildcard tools/common/*.c)
+TOOLS_LIB    = $(BUILD)/libclsort-tools.a
+MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o clsort_pwrite.o)
 
 TOOLS = $(if $(CLI_SRCS),$(BUILD)/clsort) $(if $(TUNE_SRCS),$(BUILD)/clsort-tune) \
         $(if $(BENCH_SRCS),$(BUILD)/clsort-bench) $(if $(MPICC),$(if $(MPI_SRCS),$(BUILD)/clsort-mpi))
@@ -140,27 +142,28 @@ $(BUILD)/$(SO_DEV): $(BUILD)/$(SO_NAME)
 	ln -sf $(SO_NAME) $@
 
 # ---- The tools ----
-# Tools use only the public header and link the static library. Each program's objects go to
-# $(BUILD)/tobj/<program>/, built with its own folder on the include path.
-$(BUILD)/tobj/clsort $(BUILD)/tobj/clsort-tune $(BUILD)/tobj/clsort-bench $(BUILD)/tobj/clsort-mpi:
-	mkdir -p $@
-$(BUILD)/tobj/clsort/%.o: tools/clsort/%.c $(wildcard tools/clsort/*.h) include/clsort.h | $(BUILD)/tobj/clsort
-	$(CC) $(ALL_CFLAGS) -Itools/clsort -c -o $@ $<
-$(BUILD)/tobj/clsort-tune/%.o: tools/clsort-tune/%.c $(wildcard tools/clsort-tune/*.h) include/clsort.h | $(BUILD)/tobj/clsort-tune
-	$(CC) $(ALL_CFLAGS) -Itools/clsort-tune -c -o $@ $<
-$(BUILD)/tobj/clsort-bench/%.o: tools/clsort-bench/%.c $(wildcard tools/clsort-bench/*.h) include/clsort.h | $(BUILD)/tobj/clsort-bench
-	$(CC) $(ALL_CFLAGS) -Itools/clsort-bench -c -o $@ $<
+# Tools use only the public header, tools/common/ and their own folder, and link the static
+# library. Each program's objects go to $(BUILD)/tobj/<program>/; one rule per program and
+# language: $(call tool_rule,PROGRAM,COMPILER,FLAGS,SUFFIX).
+define tool_rule
+$(BUILD)/tobj/$(1)/%.o: tools/$(1)/%.$(4) $(wildcard tools/$(1)/*.h) $(wildcard tools/common/*.h) include/clsort.h
+	@mkdir -p $$(@D)
+	$(2) $(3) -Itools/$(1) -Itools/common -c -o $$@ $$<
+endef
+$(foreach p,common clsort clsort-tune clsort-bench,$(eval $(call tool_rule,$(p),$$(CC),$$(ALL_CFLAGS),c)))
+$(eval $(call tool_rule,clsort-bench,$$(CXX),$$(ALL_CXXFLAGS),cpp))
+$(eval $(call tool_rule,clsort-mpi,$$(MPICC),$$(ALL_CFLAGS) -Itools/clsort,c))
+$(MPI_SRCS:tools/%.c=$(BUILD)/tobj/%.o): $(wildcard tools/clsort/*.h)
 $(BUILD)/tobj/clsort-bench/bench_vqsort.o: ALL_CXXFLAGS += $(if $(HAVE_HWY),-DCLSORT_HAVE_HWY=1)
-$(BUILD)/tobj/clsort-bench/%.o: tools/clsort-bench/%.cpp $(wildcard tools/clsort-bench/*.h) include/clsort.h | $(BUILD)/tobj/clsort-bench
-	$(CXX) $(ALL_CXXFLAGS) -Itools/clsort-bench -c -o $@ $<
-$(BUILD)/clsort: $(CLI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
+
+$(TOOLS_LIB): $(COMMON_SRCS:tools/%.c=$(BUILD)/tobj/%.o)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/clsort: $(CLI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(TOOLS_LIB) $(BUILD)/libclsort.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
+$(BUILD)/clsort-mpi: $(MPI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(MPI_CLI_OBJS) $(TOOLS_LIB) $(BUILD)/libclsort.a
+	$(MPICC) $(SAN) -o $@ $^ $(LDLIBS)
 $(BUILD)/clsort-tune: $(TUNE_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS)
-$(BUILD)/tobj/clsort-mpi/%.o: tools/clsort-mpi/%.c $(wildcard tools/clsort-mpi/*.h) $(wildcard tools/clsort/*.h) include/clsort.h | $(BUILD)/tobj/clsort-mpi
-	$(MPICC) $(ALL_CFLAGS) -Itools/clsort-mpi -Itools/clsort -c -o $@ $<
-$(BUILD)/clsort-mpi: $(MPI_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(MPI_CLI_OBJS) $(BUILD)/libclsort.a
-	$(MPICC) $(SAN) -o $@ $^ $(LDLIBS)
 $(BUILD)/clsort-bench: $(BENCH_SRCS:tools/%.c=$(BUILD)/tobj/%.o) $(BENCH_CXX:tools/%.cpp=$(BUILD)/tobj/%.o) $(BUILD)/libclsort.a
 	$(CXX) $(SAN) -o $@ $^ $(LDLIBS)
 
@@ -307,21 +310,22 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 60
 FUZZ_SAN   ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZERS     = args config records
-FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude $(HOST_INC) -Itools/clsort \
+FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude $(HOST_INC) -Itools/clsort -Itools/common \
               -I$(FUZZ_BUILD)
 
 # The library for the harnesses, built with clang by a sub-make (coverage without a main).
 fuzz-lib:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 $(FUZZ_BUILD)/libclsort.a
 FUZZ_CLI    = tools/clsort
-$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_CLI)/clsort_keys.c \
-                         $(FUZZ_CLI)/clsort_messages.c $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
+FUZZ_COMMON = tools/common
+$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_COMMON)/clsort_keys.c \
+                         $(FUZZ_COMMON)/clsort_messages.c $(FUZZ_COMMON)/clsort_options.c $(FUZZ_COMMON)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/planning/config.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_CLI)/clsort_records.c $(FUZZ_CLI)/clsort_fileio.c \
-                            $(FUZZ_CLI)/clsort_signals.c $(FUZZ_CLI)/clsort_messages.c \
-                            $(FUZZ_CLI)/clsort_progress.c $(FUZZ_CLI)/clsort_units.c host/execution/hostsort.c
+                            $(FUZZ_COMMON)/clsort_signals.c $(FUZZ_COMMON)/clsort_messages.c \
+                            $(FUZZ_CLI)/clsort_progress.c $(FUZZ_COMMON)/clsort_units.c host/execution/hostsort.c
 	@mkdir -p $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lpthread
 

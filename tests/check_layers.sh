@@ -7,7 +7,8 @@
 #   - no include cycle among host headers, and none among host modules (x.c and x.h count as one
 #     module, so two files that include each other's headers form a cycle);
 #   - the same two cycle checks over tools/, walked recursively; an include resolves against the
-#     including file's folder, then tools/*/, then tools/;
+#     including file's folder, then tools/*/, then tools/; tools/common/ (what the programs
+#     share) includes nothing from a program's folder;
 #   - no cycle among tools/ modules by their calls: a program's shared header (bench.h, tune.h)
 #     declares the functions of several files, so includes alone do not show that two files call
 #     each other; this check reads the functions each .c defines and the names each one uses.
@@ -147,6 +148,11 @@ while read -r f; do
         echo "${f%.*} ${target%.*}" >>"$tmp/tool_modules"
     done
 done <"$tmp/tool_files"
+
+# tools/common/ is what the programs share: it stands on the public header alone.
+upward=$(awk '$1 ~ /^tools\/common\// && $2 !~ /^tools\/common\// { print $1 " -> " $2 }' \
+    "$tmp/tool_modules" | sort -u)
+point "$([ -z "$upward" ]; echo $?)" "tools/common/ uses only itself and include/clsort.h" "$upward"
 
 cycle=$(find_cycle "$tmp/tool_headers")
 point "$([ -z "$cycle" ]; echo $?)" "no include cycle among tools/ headers" "$cycle"

@@ -15,6 +15,7 @@
 
 #include "clsort_args.h"
 #include "clsort_messages.h"
+#include "clsort_units.h"
 
 #define MAX_ARGS 64
 

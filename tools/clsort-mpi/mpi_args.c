@@ -1,6 +1,7 @@
 /* mpi_args.c - option parsing for clsort-mpi. The options are clsort's, minus those that have no
- * meaning for a job of many ranks (standard input and output, -c, -S, -T, progress); sizes are
- * parsed by clsort's own cli_parse_size so that both tools accept the same numbers. */
+ * meaning for a job of many ranks (standard input and output, -c, -S, -T, progress). The options
+ * both tools have are taken by tools/common's cli_shared_option, so that they mean the same and
+ * say the same in both. */
 #include "mpi_args.h"
 
 #include <getopt.h>
@@ -8,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clsort_args.h"
 #include "clsort_messages.h"
+#include "clsort_options.h"
+#include "clsort_units.h"
 
 /* 512 MiB: far below the 2 GiB that an int count of bytes allows, large enough to be efficient. */
 #define DEFAULT_PIECE_BYTES ((uint64_t)512 << 20)
@@ -65,27 +67,15 @@ void mpi_print_help(void)
         stdout);
 }
 
-static int parse_size_opt(const char *name, const char *arg, size_t *out)
-{
-    uint64_t v;
-    if (cli_parse_size(arg, &v) != 0 || v > SIZE_MAX) {
-        cli_error("invalid number '%s' for %s (expected bytes, optionally with K, M or G)", arg,
-                  name);
-        return -1;
-    }
-    *out = (size_t)v;
-    return 0;
-}
-
 int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
 {
     memset(opts, 0, sizeof *opts);
     opts->mode = MPI_MODE_SORT;
     opts->type = CLSORT_U32;
-    opts->algorithm = CLSORT_AUTO;
     opts->piece_bytes = DEFAULT_PIECE_BYTES;
-    int record_size_given = 0, help = 0, version = 0;
     const char *type_arg = "u32";
+    cli_shared_opts so;
+    cli_shared_opts_init(&so);
 
     opterr = 0;
     optind = 1;
@@ -105,53 +95,23 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
             }
             type_arg = optarg;
             break;
-        case 'r': opts->reverse = 1; break;
-        case 'R':
-            if (parse_size_opt("--record-size", optarg, &opts->record_size) != 0)
-                return CLI_EXIT_USAGE;
-            if (opts->record_size == 0) {
-                cli_error("invalid record size '%s': must be at least 1 byte", optarg);
-                return CLI_EXIT_USAGE;
-            }
-            record_size_given = 1;
-            break;
-        case 'k':
-            if (parse_size_opt("--key-offset", optarg, &opts->key_offset) != 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 's': opts->stable = 1; break;
-        case 'a':
-            if (clsort_algorithm_parse(optarg, &opts->algorithm) != 0) {
-                cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
-                          "odd-even-merge, odd-even-transposition)",
-                          optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case 'd': opts->device = optarg; break;
-        case 'v': ++cli_display_level; break;
-        case 'q': cli_display_level = 0; break;
-        case 'h': help = 1; break;
-        case 'V': version = 1; break;
-        case ':':
-            if (optopt)
-                cli_error("option '-%c' requires an argument (see clsort-mpi --help)", optopt);
-            else
-                cli_error("option '%s' requires an argument (see clsort-mpi --help)", given);
-            return CLI_EXIT_USAGE;
         default:
-            if (optopt)
-                cli_error("unknown option '-%c' (see clsort-mpi --help)", optopt);
-            else
-                cli_error("unknown option '%s' (see clsort-mpi --help)", given);
-            return CLI_EXIT_USAGE;
+            if (cli_shared_option(c, given, "clsort-mpi", &so) != CLI_EXIT_OK)
+                return CLI_EXIT_USAGE;
+            break;
         }
     }
-    if (help) {
+    opts->reverse = so.reverse;
+    opts->stable = so.stable;
+    opts->algorithm = so.algorithm;
+    opts->device = so.device;
+    opts->record_size = so.record_size;
+    opts->key_offset = so.key_offset;
+    if (so.help) {
         opts->mode = MPI_MODE_HELP;
         return CLI_EXIT_OK;
     }
-    if (version) {
+    if (so.version) {
         opts->mode = MPI_MODE_VERSION;
         return CLI_EXIT_OK;
     }
@@ -176,7 +136,7 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
         cli_error("invalid type '%s' for --type", type_arg);
         return CLI_EXIT_USAGE;
     }
-    if (!record_size_given)
+    if (!so.record_size_given)
         opts->record_size = opts->key_size;
     if (opts->key_offset > opts->record_size ||
         opts->record_size - opts->key_offset < opts->key_size) {

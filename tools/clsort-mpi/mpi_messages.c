@@ -1,27 +1,25 @@
-/* mpi_messages.c - the messages of clsort_messages.h for clsort-mpi. The record and file code of
- * tools/clsort reports through cli_error(); here the first error of a rank is kept, and after the
- * ranks agree on a failure exactly one rank prints it, so a failing job says one line however many
- * ranks saw the problem. Every line goes out in one write, so lines of different ranks that mpirun
- * forwards never mix. */
-#include "clsort_messages.h"
+/* mpi_messages.c - clsort-mpi's sink for the messages of tools/common (clsort_messages.h), which
+ * the shared record and file code reports through: the first error of a rank is kept, and after
+ * the ranks agree on a failure exactly one rank prints it, so a failing job says one line however
+ * many ranks saw the problem. Every line goes out in one write, so lines of different ranks that
+ * mpirun forwards never mix. */
 #include "mpi_messages.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
-#include "clsort_units.h"
-
-int cli_display_level = 1;
+#include "clsort_messages.h"
 
 static char prefix[48] = "clsort-mpi: ";
 static int holding;
 static char held[1024];
 static int have_held;
 
+static void rank_sink(int level, const char *text);
+
 void mpi_msg_set_rank(int rank, int size)
 {
+    cli_set_message_sink(rank_sink);
     if (size > 1)
         snprintf(prefix, sizeof prefix, "clsort-mpi: rank %d: ", rank);
     else
@@ -58,41 +56,14 @@ void mpi_msg_print_held(const char *fallback)
     have_held = 0;
 }
 
-void cli_error(const char *fmt, ...)
+/* The sink: errors (level 0) are held once mpi_msg_hold_errors was called, the rest go out. */
+static void rank_sink(int level, const char *text)
 {
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    if (!holding) {
+    if (level != 0 || !holding) {
         write_line(text);
     } else if (!have_held) {
         /* The first error says what went wrong; later ones (hints, follow-ups) are dropped. */
         snprintf(held, sizeof held, "%s", text);
         have_held = 1;
     }
-}
-
-void cli_info(int level, const char *fmt, ...)
-{
-    if (cli_display_level < level)
-        return;
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    write_line(text);
-}
-
-void *cli_malloc(size_t size, const char *what)
-{
-    void *p = malloc(size ? size : 1);
-    if (!p) {
-        char sz[32];
-        cli_error("out of host memory allocating %s for %s", cli_format_size(sz, sizeof sz, size),
-                  what);
-    }
-    return p;
 }

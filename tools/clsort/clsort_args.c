@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "clsort_messages.h"
+#include "clsort_options.h"
+#include "clsort_units.h"
 
 enum {
     OPT_LIST_DEVICES = 256,
@@ -107,180 +109,83 @@ void cli_print_help(void)
         stdout);
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    uint64_t v = 0;
-    while (isdigit((unsigned char)*s)) {
-        const unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-        ++s;
-    }
-    unsigned shift = 0;
-    switch (toupper((unsigned char)*s)) {
-    case 'K': shift = 10; break;
-    case 'M': shift = 20; break;
-    case 'G': shift = 30; break;
-    case 'T': shift = 40; break;
-    default: break;
-    }
-    if (shift) {
-        ++s;
-        if (*s == 'i' && s[1] == 'B')
-            s += 2;
-        else if (*s == 'B')
-            ++s;
-    } else if (*s == 'B' || *s == 'b') {
-        ++s;
-    }
-    if (*s != '\0')
-        return -1;
-    if (shift && v > (UINT64_MAX >> shift))
-        return -1;
-    *out = v << shift;
-    return 0;
-}
-
-/* A size option that must fit in size_t; returns 0 or prints the usage error and returns -1. */
-static int parse_size_opt(const char *name, const char *arg, size_t *out)
-{
-    uint64_t v;
-    if (cli_parse_size(arg, &v) != 0 || v > SIZE_MAX) {
-        cli_error("invalid number '%s' for %s (expected bytes, optionally with K, M or G)", arg,
-                  name);
-        return -1;
-    }
-    *out = (size_t)v;
-    return 0;
-}
-
 /* Standard input as the one input when no FILE is given. */
 static const char *stdin_only[1] = { NULL };
 
-int cli_parse_args(int argc, char **argv, cli_opts *opts)
-{
-    memset(opts, 0, sizeof *opts);
-    opts->mode = CLI_MODE_SORT;
-    opts->type = CLSORT_U32;
-    opts->algorithm = CLSORT_AUTO;
-    opts->progress = -1;
-    int check = 0, record_size_given = 0, list = 0, clear = 0, help = 0, version = 0;
-    int type_given = 0, offset_given = 0;
-    const char *type_arg = "u32";
+/* What the option loop saw beyond cli_opts itself, for the checks after it. */
+typedef struct given_opts {
+    cli_shared_opts shared; /* -r -R -k -s -a -d -v -q -h -V (clsort_options.h) */
+    int check, list, clear, type_given;
+    const char *type_arg;
+} given_opts;
 
-    opterr = 0; /* We print our own one-line messages. */
-    optind = 1;
-    for (;;) {
-        const int prev_optind = optind;
-        const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
-        if (c == -1)
-            break;
-        /* The option as the user wrote it, for messages. */
-        const char *const given = argv[prev_optind < argc ? prev_optind : argc - 1];
-        switch (c) {
-        case 'o': opts->output = optarg; break;
-        case 't':
-            if (cli_type_parse(optarg, &opts->type, &opts->big_endian) != 0) {
-                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64, "
-                          "or one of them with 'be' for big-endian)",
-                          optarg);
-                return CLI_EXIT_USAGE;
-            }
-            type_arg = optarg;
-            type_given = 1;
-            break;
-        case 'r': opts->reverse = 1; break;
-        case 'R':
-            if (parse_size_opt("--record-size", optarg, &opts->record_size) != 0)
-                return CLI_EXIT_USAGE;
-            if (opts->record_size == 0) {
-                cli_error("invalid record size '%s': must be at least 1 byte", optarg);
-                return CLI_EXIT_USAGE;
-            }
-            record_size_given = 1;
-            break;
-        case 'k':
-            if (parse_size_opt("--key-offset", optarg, &opts->key_offset) != 0)
-                return CLI_EXIT_USAGE;
-            offset_given = 1;
-            break;
-        case OPT_KEY:
-            if (opts->nkeys == CLI_MAX_KEYS) {
-                cli_error("too many --key options (at most %d)", CLI_MAX_KEYS);
-                return CLI_EXIT_USAGE;
-            }
-            if (cli_key_parse(optarg, &opts->keys[opts->nkeys]) != 0) {
-                cli_error("invalid key '%s' for --key (expected OFFSET:TYPE or OFFSET:TYPE:r, "
-                          "e.g. 0:u32 or 8:f64be:r)",
-                          optarg);
-                return CLI_EXIT_USAGE;
-            }
-            opts->nkeys += 1;
-            break;
-        case 's': opts->stable = 1; break;
-        case 'u': opts->unique = 1; break;
-        case 'm': opts->merge = 1; break;
-        case OPT_NO_CHECK: opts->no_check = 1; break;
-        case OPT_TOP:
-            if (!isdigit((unsigned char)*optarg) || cli_parse_size(optarg, &opts->top) != 0 ||
-                opts->top == 0 || strpbrk(optarg, "kKmMgGtTbB")) {
-                cli_error("invalid count '%s' for --top (expected a positive number of records)",
-                          optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case 'a':
-            if (clsort_algorithm_parse(optarg, &opts->algorithm) != 0) {
-                cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
-                          "odd-even-merge, odd-even-transposition)",
-                          optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case 'd': opts->device = optarg; break;
-        case 'S':
-            if (cli_parse_size(optarg, &opts->buffer_size) != 0 || opts->buffer_size == 0) {
-                cli_error("invalid buffer size '%s' for --buffer-size (expected a positive number "
-                          "of bytes, optionally with K, M or G)",
-                          optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        case 'T':
-            if (!*optarg) { /* "" would put the runs in "/" */
-                cli_error("-T needs a directory (without -T: $TMPDIR, else /tmp)");
-                return CLI_EXIT_USAGE;
-            }
-            opts->tmpdir = optarg;
-            break;
-        case 'c': check = 1; break;
-        case OPT_LIST_DEVICES: list = 1; break;
-        case OPT_CLEAR_CACHE: clear = 1; break;
-        case OPT_PROGRESS: opts->progress = 1; break;
-        case OPT_NO_PROGRESS: opts->progress = 0; break;
-        case 'v': ++cli_display_level; break;
-        case 'q': cli_display_level = 0; break;
-        case 'h': help = 1; break;
-        case 'V': version = 1; break;
-        case ':':
-            if (optopt)
-                cli_error("option '-%c' requires an argument (see clsort --help)", optopt);
-            else
-                cli_error("option '%s' requires an argument (see clsort --help)", given);
-            return CLI_EXIT_USAGE;
-        default:
-            if (optopt)
-                cli_error("unknown option '-%c' (see clsort --help)", optopt);
-            else
-                cli_error("unknown option '%s' (see clsort --help)", given);
+/* One option of clsort's own; the shared ones and the usage errors go to cli_shared_option. */
+static int take_option(int c, const char *given, cli_opts *opts, given_opts *g)
+{
+    switch (c) {
+    case 'o': opts->output = optarg; break;
+    case 't':
+        if (cli_type_parse(optarg, &opts->type, &opts->big_endian) != 0) {
+            cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64, "
+                      "or one of them with 'be' for big-endian)",
+                      optarg);
             return CLI_EXIT_USAGE;
         }
+        g->type_arg = optarg;
+        g->type_given = 1;
+        break;
+    case OPT_KEY:
+        if (opts->nkeys == CLI_MAX_KEYS) {
+            cli_error("too many --key options (at most %d)", CLI_MAX_KEYS);
+            return CLI_EXIT_USAGE;
+        }
+        if (cli_key_parse(optarg, &opts->keys[opts->nkeys]) != 0) {
+            cli_error("invalid key '%s' for --key (expected OFFSET:TYPE or OFFSET:TYPE:r, "
+                      "e.g. 0:u32 or 8:f64be:r)",
+                      optarg);
+            return CLI_EXIT_USAGE;
+        }
+        opts->nkeys += 1;
+        break;
+    case 'u': opts->unique = 1; break;
+    case 'm': opts->merge = 1; break;
+    case OPT_NO_CHECK: opts->no_check = 1; break;
+    case OPT_TOP:
+        if (!isdigit((unsigned char)*optarg) || cli_parse_size(optarg, &opts->top) != 0 ||
+            opts->top == 0 || strpbrk(optarg, "kKmMgGtTbB")) {
+            cli_error("invalid count '%s' for --top (expected a positive number of records)",
+                      optarg);
+            return CLI_EXIT_USAGE;
+        }
+        break;
+    case 'S':
+        if (cli_parse_size(optarg, &opts->buffer_size) != 0 || opts->buffer_size == 0) {
+            cli_error("invalid buffer size '%s' for --buffer-size (expected a positive number "
+                      "of bytes, optionally with K, M or G)",
+                      optarg);
+            return CLI_EXIT_USAGE;
+        }
+        break;
+    case 'T':
+        if (!*optarg) { /* "" would put the runs in "/" */
+            cli_error("-T needs a directory (without -T: $TMPDIR, else /tmp)");
+            return CLI_EXIT_USAGE;
+        }
+        opts->tmpdir = optarg;
+        break;
+    case 'c': g->check = 1; break;
+    case OPT_LIST_DEVICES: g->list = 1; break;
+    case OPT_CLEAR_CACHE: g->clear = 1; break;
+    case OPT_PROGRESS: opts->progress = 1; break;
+    case OPT_NO_PROGRESS: opts->progress = 0; break;
+    default: return cli_shared_option(c, given, "clsort", &g->shared);
     }
+    return CLI_EXIT_OK;
+}
 
-    /* The operands, in order; "-" is standard input. */
+/* The operands, in order; "-" is standard input, and none at all means standard input. */
+static void take_operands(int argc, char **argv, cli_opts *opts)
+{
     if (optind < argc) {
         opts->inputs = (const char **)(argv + optind);
         opts->ninputs = (size_t)(argc - optind);
@@ -292,32 +197,19 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         opts->ninputs = 1;
     }
     opts->input = opts->inputs[0];
+}
 
-    if (help) {
-        opts->mode = CLI_MODE_HELP;
-        return CLI_EXIT_OK;
-    }
-    if (version) {
-        opts->mode = CLI_MODE_VERSION;
-        return CLI_EXIT_OK;
-    }
-    if (list) {
-        opts->mode = CLI_MODE_LIST_DEVICES;
-        return CLI_EXIT_OK;
-    }
-    if (clear) {
-        opts->mode = CLI_MODE_CLEAR_CACHE;
-        return CLI_EXIT_OK;
-    }
-
-    /* The keys: one -t/-k pair (as always), or the --key list. */
-    if (opts->nkeys > 0 && (type_given || offset_given)) {
+/* The keys: one -t/-k pair (as always), or the --key list; then the record size, and every key
+ * inside the record. */
+static int settle_keys(cli_opts *opts, const given_opts *g)
+{
+    if (opts->nkeys > 0 && (g->type_given || g->shared.offset_given)) {
         cli_error("--key cannot be combined with -t or -k: give the key as --key OFFSET:TYPE");
         return CLI_EXIT_USAGE;
     }
     /* A mistyped offset must not silently change what a record is (issue 23): the record size
      * is the key's unless -R says otherwise, so an offset other than 0 needs -R. */
-    if (opts->nkeys == 0 && opts->key_offset != 0 && !record_size_given) {
+    if (opts->nkeys == 0 && opts->key_offset != 0 && !g->shared.record_size_given) {
         cli_error("-k %zu needs -R: give the record size with -R BYTES (without -R a record is "
                   "the key's %zu bytes, and the key starts at 0)",
                   opts->key_offset, clsort_type_size(opts->type));
@@ -333,7 +225,7 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
             opts->keys[i].reverse |= opts->reverse;
     }
     if (opts->keys[0].size == 0) { /* Only if the library disagrees with its own parser. */
-        cli_error("invalid type '%s' for --type", type_arg);
+        cli_error("invalid type '%s' for --type", g->type_arg);
         return CLI_EXIT_USAGE;
     }
     opts->type = opts->keys[0].type;
@@ -341,7 +233,7 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
     opts->key_offset = opts->keys[0].offset;
     opts->reverse = opts->keys[0].reverse;
     opts->big_endian = opts->keys[0].big_endian;
-    if (!record_size_given) {
+    if (!g->shared.record_size_given) {
         /* The smallest record that holds every key: the key's size for one key at offset 0. */
         opts->record_size = 0;
         for (size_t i = 0; i < opts->nkeys; ++i) {
@@ -360,19 +252,25 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
             return CLI_EXIT_USAGE;
         }
     }
+    return CLI_EXIT_OK;
+}
+
+/* Sort, check or merge, with the options that go with each; the output and the run directory. */
+static int settle_mode(cli_opts *opts, const given_opts *g)
+{
     /* -u keeps the first of equal records in input order: the order of -s. */
     if (opts->unique)
         opts->stable = 1;
-    if (opts->top && (check || opts->merge)) {
-        cli_error("--top cannot be used with %s", check ? "--check" : "--merge (use clsort -m ... "
-                                                                       "| head -c BYTES)");
+    if (opts->top && (g->check || opts->merge)) {
+        cli_error("--top cannot be used with %s", g->check ? "--check" : "--merge (use clsort -m ... "
+                                                                          "| head -c BYTES)");
         return CLI_EXIT_USAGE;
     }
     if (opts->no_check && !opts->merge) {
         cli_error("--no-check only applies to --merge");
         return CLI_EXIT_USAGE;
     }
-    if (check) {
+    if (g->check) {
         if (opts->output) {
             cli_error("--check writes nothing: it cannot be used with --output");
             return CLI_EXIT_USAGE;
@@ -390,4 +288,55 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
         opts->tmpdir = (t && *t) ? t : "/tmp";
     }
     return CLI_EXIT_OK;
+}
+
+int cli_parse_args(int argc, char **argv, cli_opts *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->mode = CLI_MODE_SORT;
+    opts->type = CLSORT_U32;
+    opts->progress = -1;
+    given_opts g = { .type_arg = "u32" };
+    cli_shared_opts_init(&g.shared);
+
+    opterr = 0; /* We print our own one-line messages. */
+    optind = 1;
+    for (;;) {
+        const int prev_optind = optind;
+        const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
+        if (c == -1)
+            break;
+        /* The option as the user wrote it, for messages. */
+        const char *const given = argv[prev_optind < argc ? prev_optind : argc - 1];
+        const int rc = take_option(c, given, opts, &g);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    opts->reverse = g.shared.reverse;
+    opts->stable = g.shared.stable;
+    opts->algorithm = g.shared.algorithm;
+    opts->device = g.shared.device;
+    if (g.shared.record_size_given)
+        opts->record_size = g.shared.record_size;
+    opts->key_offset = g.shared.key_offset;
+    take_operands(argc, argv, opts);
+
+    if (g.shared.help) {
+        opts->mode = CLI_MODE_HELP;
+        return CLI_EXIT_OK;
+    }
+    if (g.shared.version) {
+        opts->mode = CLI_MODE_VERSION;
+        return CLI_EXIT_OK;
+    }
+    if (g.list) {
+        opts->mode = CLI_MODE_LIST_DEVICES;
+        return CLI_EXIT_OK;
+    }
+    if (g.clear) {
+        opts->mode = CLI_MODE_CLEAR_CACHE;
+        return CLI_EXIT_OK;
+    }
+    const int rc = settle_keys(opts, &g);
+    return rc != CLI_EXIT_OK ? rc : settle_mode(opts, &g);
 }

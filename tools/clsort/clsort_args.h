@@ -48,10 +48,6 @@ typedef struct cli_opts {
  *  says which argument is wrong. Sets cli_display_level from -q / -v. */
 int cli_parse_args(int argc, char **argv, cli_opts *opts);
 
-/** Parses a size: decimal digits with an optional K, M, G or T suffix (powers of 1024, optionally
- *  followed by "B" or "iB"). Returns 0 and sets *out, or -1 for anything else or on overflow. */
-int cli_parse_size(const char *s, uint64_t *out);
-
 /** Prints the --help text on stdout. */
 void cli_print_help(void);
 
