@@ -35,7 +35,7 @@ typedef struct clsort__device {
 typedef struct clsort__program {
     struct clsort__program *next;
     char *options;                 /* the full build options: the cache key */
-    int network;
+    int network;                   /* its clsort__program_id: a network's, SEGMENTED or TOPK */
     int index_bits;                /* 32 or 64: the width of idx_t in the kernels */
     cl_program program;
     struct {
