@@ -16,21 +16,12 @@
 /* 512 MiB: far below the 2 GiB that an int count of bytes allows, large enough to be efficient. */
 #define DEFAULT_PIECE_BYTES ((uint64_t)512 << 20)
 
-static const char short_opts[] = ":o:t:rR:k:sa:d:vqhV";
+static const char short_opts[] = ":o:t:" CLI_SHARED_SHORT_OPTS;
 
 static const struct option long_opts[] = {
     { "output", required_argument, NULL, 'o' },
     { "type", required_argument, NULL, 't' },
-    { "reverse", no_argument, NULL, 'r' },
-    { "record-size", required_argument, NULL, 'R' },
-    { "key-offset", required_argument, NULL, 'k' },
-    { "stable", no_argument, NULL, 's' },
-    { "algorithm", required_argument, NULL, 'a' },
-    { "device", required_argument, NULL, 'd' },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
+    CLI_SHARED_LONG_OPTS,
     { NULL, 0, NULL, 0 }
 };
 
@@ -79,12 +70,8 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
 
     opterr = 0;
     optind = 1;
-    for (;;) {
-        const int prev_optind = optind;
-        const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
-        if (c == -1)
-            break;
-        const char *const given = argv[prev_optind < argc ? prev_optind : argc - 1];
+    const char *given;
+    for (int c; (c = cli_next_option(argc, argv, short_opts, long_opts, &given)) != -1;) {
         switch (c) {
         case 'o': opts->output = optarg; break;
         case 't':
@@ -101,18 +88,10 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
             break;
         }
     }
-    opts->reverse = so.reverse;
-    opts->stable = so.stable;
-    opts->algorithm = so.algorithm;
-    opts->device = so.device;
-    opts->record_size = so.record_size;
+    opts->record_size = so.record_size; /* main refuses records over 1 GiB even with --help */
     opts->key_offset = so.key_offset;
-    if (so.help) {
-        opts->mode = MPI_MODE_HELP;
-        return CLI_EXIT_OK;
-    }
-    if (so.version) {
-        opts->mode = MPI_MODE_VERSION;
+    if (so.help || so.version) {
+        opts->mode = so.help ? MPI_MODE_HELP : MPI_MODE_VERSION;
         return CLI_EXIT_OK;
     }
     if (optind < argc)
@@ -145,6 +124,10 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
                   type_arg, opts->key_size, opts->key_offset, opts->record_size);
         return CLI_EXIT_USAGE;
     }
+    opts->reverse = so.reverse;
+    opts->stable = so.stable;
+    opts->algorithm = so.algorithm;
+    opts->device = so.device;
     if (!opts->device) {
         const char *env = getenv("CLSORT_DEVICE");
         if (env && *env)

@@ -22,17 +22,11 @@ enum {
     OPT_TOP
 };
 
-static const char short_opts[] = ":o:t:rR:k:sa:d:S:T:cmuvqhV";
+static const char short_opts[] = ":o:t:S:T:cmu" CLI_SHARED_SHORT_OPTS;
 
 static const struct option long_opts[] = {
     { "output", required_argument, NULL, 'o' },
     { "type", required_argument, NULL, 't' },
-    { "reverse", no_argument, NULL, 'r' },
-    { "record-size", required_argument, NULL, 'R' },
-    { "key-offset", required_argument, NULL, 'k' },
-    { "stable", no_argument, NULL, 's' },
-    { "algorithm", required_argument, NULL, 'a' },
-    { "device", required_argument, NULL, 'd' },
     { "buffer-size", required_argument, NULL, 'S' },
     { "temporary-directory", required_argument, NULL, 'T' },
     { "check", no_argument, NULL, 'c' },
@@ -45,10 +39,7 @@ static const struct option long_opts[] = {
     { "clear-cache", no_argument, NULL, OPT_CLEAR_CACHE },
     { "progress", no_argument, NULL, OPT_PROGRESS },
     { "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-    { "verbose", no_argument, NULL, 'v' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
+    CLI_SHARED_LONG_OPTS,
     { NULL, 0, NULL, 0 }
 };
 
@@ -301,13 +292,8 @@ int cli_parse_args(int argc, char **argv, cli_opts *opts)
 
     opterr = 0; /* We print our own one-line messages. */
     optind = 1;
-    for (;;) {
-        const int prev_optind = optind;
-        const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
-        if (c == -1)
-            break;
-        /* The option as the user wrote it, for messages. */
-        const char *const given = argv[prev_optind < argc ? prev_optind : argc - 1];
+    const char *given; /* the option as the user wrote it, for messages */
+    for (int c; (c = cli_next_option(argc, argv, short_opts, long_opts, &given)) != -1;) {
         const int rc = take_option(c, given, opts, &g);
         if (rc != CLI_EXIT_OK)
             return rc;

@@ -1,7 +1,6 @@
 /* clsort_options.c - the options clsort and clsort-mpi share (clsort_options.h). */
 #include "clsort_options.h"
 
-#include <getopt.h>
 #include <stdint.h>
 
 #include "clsort_messages.h"
@@ -23,6 +22,15 @@ static int parse_size_opt(const char *name, const char *arg, size_t *out)
     }
     *out = (size_t)v;
     return 0;
+}
+
+int cli_next_option(int argc, char **argv, const char *short_opts,
+                    const struct option *long_opts, const char **given)
+{
+    const int prev_optind = optind;
+    const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
+    *given = argv[prev_optind < argc ? prev_optind : argc - 1];
+    return c;
 }
 
 int cli_shared_option(int c, const char *given, const char *program, cli_shared_opts *so)
