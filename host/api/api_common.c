@@ -1,8 +1,11 @@
 /* api_common.c - what the public calls share: the checks of a sort's kind (api_sort.c,
- * api_segments.c), the fp64 check (and api_topk.c), and the event of a _buffer call with nothing
- * to do (api_segments.c, api_topk.c), written once so that their messages and behaviour stay
- * the same across the calls. */
+ * api_segments.c), the fp64 check (and api_topk.c), the event of a _buffer call with nothing to
+ * do and the lock and clock around a call that times itself (api_segments.c, api_topk.c),
+ * written once so that their messages and behaviour stay the same across the calls. */
 #include "api_common.h"
+
+#include "run.h"
+#include "util.h"
 
 int clsort__check_sort_kind(clsort_ctx *ctx, const char *fn, clsort_type type,
                             clsort_algorithm algo, unsigned flags, size_t value_size,
@@ -45,4 +48,19 @@ int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *w
     else
         clReleaseEvent(ev);
     return CLSORT_OK;
+}
+
+uint64_t clsort__enter_timed(clsort_ctx *ctx)
+{
+    const uint64_t t0 = clsort__now_ns();
+    pthread_mutex_lock(&ctx->lock);
+    clsort__reset_stats(ctx);
+    return t0;
+}
+
+int clsort__leave_timed(clsort_ctx *ctx, uint64_t t0, int rc)
+{
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
 }

@@ -320,12 +320,9 @@ int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, siz
         *done = NULL;
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
-    const uint64_t t0 = clsort__now_ns();
-    pthread_mutex_lock(&ctx->lock);
-    clsort__reset_stats(ctx);
-    const int rc = segments_buffer_locked(ctx, keys, values, value_size, offsets, nseg, type,
-                                          algo, flags, num_wait, wait, done);
-    ctx->stats.total_ns = clsort__now_ns() - t0;
-    pthread_mutex_unlock(&ctx->lock);
-    return rc;
+    const uint64_t t0 = clsort__enter_timed(ctx);
+    return clsort__leave_timed(ctx, t0,
+                               segments_buffer_locked(ctx, keys, values, value_size, offsets,
+                                                      nseg, type, algo, flags, num_wait, wait,
+                                                      done));
 }

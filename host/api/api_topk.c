@@ -128,14 +128,10 @@ int clsort_topk(clsort_ctx *ctx, const void *keys, const void *values, size_t va
 {
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
-    const uint64_t t0 = clsort__now_ns();
-    pthread_mutex_lock(&ctx->lock);
-    clsort__reset_stats(ctx);
-    const int rc = topk_locked(ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
-                               out_values);
-    ctx->stats.total_ns = clsort__now_ns() - t0;
-    pthread_mutex_unlock(&ctx->lock);
-    return rc;
+    const uint64_t t0 = clsort__enter_timed(ctx);
+    return clsort__leave_timed(ctx, t0,
+                               topk_locked(ctx, keys, values, value_size, n, rows, k, type, flags,
+                                           out_keys, out_values));
 }
 
 /* Fails unless buf holds at least `elems` elements of `size` bytes. */
@@ -191,12 +187,9 @@ int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value
         *done = NULL;
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
-    const uint64_t t0 = clsort__now_ns();
-    pthread_mutex_lock(&ctx->lock);
-    clsort__reset_stats(ctx);
-    const int rc = topk_buffer_locked(ctx, keys, values, value_size, n, rows, k, type, flags,
-                                      out_keys, out_values, num_wait, wait, done);
-    ctx->stats.total_ns = clsort__now_ns() - t0;
-    pthread_mutex_unlock(&ctx->lock);
-    return rc;
+    const uint64_t t0 = clsort__enter_timed(ctx);
+    return clsort__leave_timed(ctx, t0,
+                               topk_buffer_locked(ctx, keys, values, value_size, n, rows, k, type,
+                                                  flags, out_keys, out_values, num_wait, wait,
+                                                  done));
 }

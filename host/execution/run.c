@@ -332,14 +332,11 @@ int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem
                                cl_mem vals, cl_mem offsets, cl_uint num_wait,
                                const cl_event *wait, cl_event *done, clsort__run *run)
 {
-    run_init(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
+    int rc = clsort__run_begin(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
     run->offsets = offsets;
-    if (plan->empty)
-        return CLSORT_OK;
+    if (rc != CLSORT_OK || plan->empty)
+        return rc;
     const clsort__seg_plan *sg = &plan->seg;
-    int rc = CLSORT_OK;
-    CLSORT__CHECK(clsort__get_program(ctx, plan->program, plan->index_bits, plan->options,
-                                      &run->prog));
     CLSORT__CHECK(clsort__ensure_scratch(ctx, sg->meta_slot,
                                          (CLSORT__SEG_META + (size_t)sg->nseg) * sizeof(cl_uint)));
     run->meta = run->gpos = ctx->scratch[sg->meta_slot];
@@ -356,15 +353,12 @@ int clsort__run_begin_topk(clsort_ctx *ctx, const clsort__plan *plan, cl_mem key
                            cl_mem out_keys, cl_mem out_vals, cl_uint num_wait,
                            const cl_event *wait, cl_event *done, clsort__run *run)
 {
-    run_init(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
+    int rc = clsort__run_begin(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
     run->out_keys = out_keys;
     run->out_vals = out_vals;
-    if (plan->empty)
-        return CLSORT_OK;
+    if (rc != CLSORT_OK || plan->empty)
+        return rc;
     const clsort__topk_plan *tp = &plan->topk;
-    int rc = CLSORT_OK;
-    CLSORT__CHECK(clsort__get_program(ctx, plan->program, plan->index_bits, plan->options,
-                                      &run->prog));
     const size_t sizes[3] = {clsort_type_size(plan->type), (size_t)tp->idx_bits / 8,
                              plan->value_size};
     for (int b = 1; b <= 2; ++b)
