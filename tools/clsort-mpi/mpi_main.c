@@ -101,26 +101,33 @@ static unsigned char *take_sorted(cli_chunk *c, const cli_keyspec *ks)
     return out;
 }
 
-static int sort_file(mpi_job *job, const mpi_opts *o, int local_rank)
-{
-    const uint64_t t_start = cli_now_ns();
-    double t[T_COUNT] = { 0 };
-    const int P = job->size, me = job->rank;
-    const size_t R = o->record_size;
-    cli_writer out;
-    int out_open = 0;
-    char tmp_path[PATH_MAX + 1] = "";
-    clsort_ctx *ctx = NULL;
-    MPI_File in = MPI_FILE_NULL, outf = MPI_FILE_NULL;
+/* What one rank holds while it sorts the file: what the failure path releases, and the counts
+ * and times for the summary. Each phase below ends with the ranks' agreement (mpi_agree) and
+ * returns its outcome, so that all ranks run the same collectives or stop together. */
+typedef struct rank_run {
+    double t[T_COUNT];
+    cli_writer out; /* rank 0: the output, written under a temporary name */
+    int out_open;
+    char tmp_path[PATH_MAX + 1];
+    clsort_ctx *ctx;
+    MPI_File in, outf;
     cli_chunk chunk;
-    memset(&chunk, 0, sizeof chunk);
-    unsigned char *sorted = NULL, *recv = NULL, *merged = NULL;
-    uint64_t *const counts = cli_malloc((size_t)P * 2 * sizeof *counts, "record counts");
-    uint64_t n = 0, first = 0, n_local = 0;
-    size_t n_recv = 0;
-    int rc = counts ? CLI_EXIT_OK : CLI_EXIT_IO;
+    unsigned char *sorted, *recv, *merged;
+    uint64_t *counts; /* send counts, then receive counts: 2 * P */
+    uint64_t n, first, n_local;
+    size_t n_recv;
+} rank_run;
 
-    /* 1. Input, output and device. MPI-IO reads files; refuse anything else as clsort would. */
+static double seconds_since(uint64_t t0)
+{
+    return (double)(cli_now_ns() - t0) / 1e9;
+}
+
+/* 1a. MPI-IO reads files; refuse anything else as clsort would. Rank 0 opens the output as
+ * clsort does (a temporary file beside it). */
+static int open_output(mpi_job *job, const mpi_opts *o, rank_run *s)
+{
+    int rc = s->counts ? CLI_EXIT_OK : CLI_EXIT_IO;
     struct stat st;
     if (rc == CLI_EXIT_OK && stat(o->input, &st) != 0) {
         cli_error("%s: cannot open input: %s", o->input, strerror(errno));
@@ -131,29 +138,36 @@ static int sort_file(mpi_job *job, const mpi_opts *o, int local_rank)
         rc = CLI_EXIT_IO;
     }
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    if (me == 0) {
-        rc = cli_writer_open_output(&out, o->output, o->input, 4096);
+        return rc;
+    if (job->rank == 0) {
+        rc = cli_writer_open_output(&s->out, o->output, o->input, 4096);
         if (rc == CLI_EXIT_OK) {
-            out_open = 1;
-            if (!out.tmp_path || strlen(out.tmp_path) > PATH_MAX) {
-                cli_error("%s: clsort-mpi writes a regular file, not a device or a pipe", out.name);
+            s->out_open = 1;
+            if (!s->out.tmp_path || strlen(s->out.tmp_path) > PATH_MAX) {
+                cli_error("%s: clsort-mpi writes a regular file, not a device or a pipe",
+                          s->out.name);
                 rc = CLI_EXIT_IO;
             } else {
-                snprintf(tmp_path, sizeof tmp_path, "%s", out.tmp_path);
+                snprintf(s->tmp_path, sizeof s->tmp_path, "%s", s->out.tmp_path);
             }
         }
     }
-    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    int mrc = MPI_Bcast(tmp_path, (int)sizeof tmp_path, MPI_CHAR, 0, job->comm);
+    return mpi_agree(job, rc);
+}
+
+/* 1b. Every rank learns the temporary output's name, and opens its device (its index among the
+ * ranks of its host picks it), refused for f64 keys without double precision. */
+static int open_device(mpi_job *job, const mpi_opts *o, int local_rank, rank_run *s)
+{
+    int rc = CLI_EXIT_OK;
+    const int mrc = MPI_Bcast(s->tmp_path, (int)sizeof s->tmp_path, MPI_CHAR, 0, job->comm);
     if (mrc != MPI_SUCCESS)
         rc = mpi_report(mrc, "MPI_Bcast of the output's name");
     char used[256] = "";
     if (rc == CLI_EXIT_OK)
-        rc = mpi_device_open(o->device, local_rank, &ctx, used, sizeof used);
+        rc = mpi_device_open(o->device, local_rank, &s->ctx, used, sizeof used);
     clsort_device_info di;
-    if (rc == CLI_EXIT_OK && clsort_get_device_info(ctx, &di) == CLSORT_OK) {
+    if (rc == CLI_EXIT_OK && clsort_get_device_info(s->ctx, &di) == CLSORT_OK) {
         cli_info(2, "device %u:%u %s (%s, %s; from '%s')", di.platform_index,
                  di.device_index, di.name, di.type, di.platform, used);
         if (o->type == CLSORT_F64 && !di.has_fp64) {
@@ -162,22 +176,27 @@ static int sort_file(mpi_job *job, const mpi_opts *o, int local_rank)
             rc = CLI_EXIT_DEVICE;
         }
     }
-    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
+    return mpi_agree(job, rc);
+}
 
-    /* 2. This rank's slice: records [n*r/P, n*(r+1)/P), read and sorted. */
-    uint64_t t0 = cli_now_ns();
-    mrc = MPI_File_open(job->comm, o->input, MPI_MODE_RDONLY, MPI_INFO_NULL, &in);
+/* 2a. This rank's slice: records [n*r/P, n*(r+1)/P), read with MPI-IO into a chunk. */
+static int read_slice(mpi_job *job, const mpi_opts *o, rank_run *s)
+{
+    const uint64_t t0 = cli_now_ns();
+    const size_t R = o->record_size;
+    const uint64_t P = (uint64_t)job->size, me = (uint64_t)job->rank;
+    int rc = CLI_EXIT_OK;
+    int mrc = MPI_File_open(job->comm, o->input, MPI_MODE_RDONLY, MPI_INFO_NULL, &s->in);
     if (mrc != MPI_SUCCESS) {
         char what[PATH_MAX + 64];
         snprintf(what, sizeof what, "%s: cannot open input (MPI_File_open)", o->input);
         rc = mpi_report(mrc, what);
-        in = MPI_FILE_NULL;
+        s->in = MPI_FILE_NULL;
     }
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
+        return rc;
     MPI_Offset size = 0;
-    mrc = MPI_File_get_size(in, &size);
+    mrc = MPI_File_get_size(s->in, &size);
     if (mrc != MPI_SUCCESS) {
         rc = mpi_report(mrc, "MPI_File_get_size");
     } else if ((uint64_t)size % R != 0) {
@@ -185,117 +204,163 @@ static int sort_file(mpi_job *job, const mpi_opts *o, int local_rank)
                   o->input, (unsigned long long)size, R, (unsigned long long)((uint64_t)size % R));
         rc = CLI_EXIT_IO;
     } else {
-        n = (uint64_t)size / R;
-        first = n * (uint64_t)me / (uint64_t)P;
-        n_local = n * (uint64_t)(me + 1) / (uint64_t)P - first;
-        if (n_local > SIZE_MAX / R) {
+        s->n = (uint64_t)size / R;
+        s->first = s->n * me / P;
+        s->n_local = s->n * (me + 1) / P - s->first;
+        if (s->n_local > SIZE_MAX / R) {
             cli_error("%llu records do not fit in this rank's address space (use more ranks)",
-                      (unsigned long long)n_local);
+                      (unsigned long long)s->n_local);
             rc = CLI_EXIT_IO;
         } else {
-            rc = cli_chunk_alloc(&chunk, &job->ks, (size_t)n_local);
+            rc = cli_chunk_alloc(&s->chunk, &job->ks, (size_t)s->n_local);
         }
     }
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    rc = mpi_io_read(job, in, o->input, first * R, chunk.recs, n_local * R);
-    chunk.n = (size_t)n_local;
-    MPI_File_close(&in);
-    t[T_READ] = (double)(cli_now_ns() - t0) / 1e9;
-    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
+        return rc;
+    rc = mpi_io_read(job, s->in, o->input, s->first * R, s->chunk.recs, s->n_local * R);
+    s->chunk.n = (size_t)s->n_local;
+    MPI_File_close(&s->in);
+    s->t[T_READ] = seconds_since(t0);
+    return mpi_agree(job, rc);
+}
 
-    t0 = cli_now_ns();
+/* 2b. The slice sorted on the device, ties in input order (clsort's record code); the device's
+ * part is then done, and its memory freed for others. */
+static int sort_slice(mpi_job *job, const mpi_opts *o, rank_run *s)
+{
+    const uint64_t t0 = cli_now_ns();
     cli_sort_stats stats;
     memset(&stats, 0, sizeof stats);
-    rc = cli_chunk_sort(ctx, &job->ks, o->algorithm, o->stable, &chunk, &stats);
-    if (rc == CLI_EXIT_OK && !(sorted = take_sorted(&chunk, &job->ks)))
+    int rc = cli_chunk_sort(s->ctx, &job->ks, o->algorithm, o->stable, &s->chunk, &stats);
+    if (rc == CLI_EXIT_OK && !(s->sorted = take_sorted(&s->chunk, &job->ks)))
         rc = CLI_EXIT_IO;
-    t[T_SORT] = (double)(cli_now_ns() - t0) / 1e9;
+    s->t[T_SORT] = seconds_since(t0);
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    clsort_destroy(ctx); /* the device's part is done; free its memory for others */
-    ctx = NULL;
+        return rc;
+    clsort_destroy(s->ctx);
+    s->ctx = NULL;
+    return CLI_EXIT_OK;
+}
 
-    /* 3. Splitters and the exchange. */
-    t0 = cli_now_ns();
-    uint64_t *const send_counts = counts, *const recv_counts = counts + P;
-    rc = mpi_choose_splits(job, sorted, (size_t)n_local, first, send_counts);
-    t[T_SPLIT] = (double)(cli_now_ns() - t0) / 1e9;
+/* 3. Regular samples give size-1 splitters, and every record goes to the rank of its key range
+ * (mpi_exchange.c). */
+static int exchange_slices(mpi_job *job, rank_run *s)
+{
+    uint64_t t0 = cli_now_ns();
+    uint64_t *const send_counts = s->counts, *const recv_counts = s->counts + job->size;
+    int rc = mpi_choose_splits(job, s->sorted, (size_t)s->n_local, s->first, send_counts);
+    s->t[T_SPLIT] = seconds_since(t0);
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
+        return rc;
     t0 = cli_now_ns();
-    rc = mpi_exchange(job, sorted, send_counts, &recv, recv_counts, &n_recv);
-    t[T_EXCHANGE] = (double)(cli_now_ns() - t0) / 1e9;
+    rc = mpi_exchange(job, s->sorted, send_counts, &s->recv, recv_counts, &s->n_recv);
+    s->t[T_EXCHANGE] = seconds_since(t0);
     if (rc != CLI_EXIT_OK) /* mpi_exchange agreed on it already */
-        goto fail;
-    free(sorted);
-    sorted = NULL;
+        return rc;
+    free(s->sorted);
+    s->sorted = NULL;
+    return CLI_EXIT_OK;
+}
 
-    /* 4. Merge, then write at this rank's offset. */
-    t0 = cli_now_ns();
-    merged = cli_malloc(n_recv * R, "merged records");
-    rc = merged ? mpi_merge(job, recv, recv_counts, merged) : CLI_EXIT_IO;
-    free(recv);
-    recv = NULL;
-    t[T_MERGE] = (double)(cli_now_ns() - t0) / 1e9;
-    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
+/* 4a. What the rank received, merged into one sorted array. */
+static int merge_received(mpi_job *job, const mpi_opts *o, rank_run *s)
+{
+    const uint64_t t0 = cli_now_ns();
+    s->merged = cli_malloc(s->n_recv * o->record_size, "merged records");
+    const int rc = s->merged ? mpi_merge(job, s->recv, s->counts + job->size, s->merged)
+                             : CLI_EXIT_IO;
+    free(s->recv);
+    s->recv = NULL;
+    s->t[T_MERGE] = seconds_since(t0);
+    return mpi_agree(job, rc);
+}
 
-    t0 = cli_now_ns();
-    const uint64_t my_bytes = (uint64_t)n_recv * R;
+/* 4b. The merged records written with MPI-IO at the offset that an exclusive scan of the byte
+ * counts gives; rank 0 renames the file into place when all have finished. */
+static int write_result(mpi_job *job, const mpi_opts *o, rank_run *s)
+{
+    const uint64_t t0 = cli_now_ns();
+    int rc = CLI_EXIT_OK;
+    const uint64_t my_bytes = (uint64_t)s->n_recv * o->record_size;
     uint64_t offset = 0;
-    mrc = MPI_Exscan(&my_bytes, &offset, 1, MPI_UINT64_T, MPI_SUM, job->comm);
-    if (me == 0)
+    int mrc = MPI_Exscan(&my_bytes, &offset, 1, MPI_UINT64_T, MPI_SUM, job->comm);
+    if (job->rank == 0)
         offset = 0; /* MPI_Exscan leaves rank 0's result undefined */
     if (mrc != MPI_SUCCESS)
         rc = mpi_report(mrc, "MPI_Exscan of the output offsets");
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    mrc = MPI_File_open(job->comm, tmp_path, MPI_MODE_WRONLY, MPI_INFO_NULL, &outf);
+        return rc;
+    mrc = MPI_File_open(job->comm, s->tmp_path, MPI_MODE_WRONLY, MPI_INFO_NULL, &s->outf);
     if (mrc != MPI_SUCCESS) {
         char what[PATH_MAX + 64];
         snprintf(what, sizeof what, "%s: cannot open the temporary output (MPI_File_open)",
-                 tmp_path);
+                 s->tmp_path);
         rc = mpi_report(mrc, what);
-        outf = MPI_FILE_NULL;
+        s->outf = MPI_FILE_NULL;
     }
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    rc = mpi_io_write(job, outf, o->output ? o->output : o->input, offset, merged, my_bytes);
-    mrc = MPI_File_close(&outf);
+        return rc;
+    rc = mpi_io_write(job, s->outf, o->output ? o->output : o->input, offset, s->merged,
+                      my_bytes);
+    mrc = MPI_File_close(&s->outf);
     if (mrc != MPI_SUCCESS && rc == CLI_EXIT_OK)
         rc = mpi_report(mrc, "MPI_File_close of the output");
-    free(merged);
-    merged = NULL;
+    free(s->merged);
+    s->merged = NULL;
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
+        return rc;
     /* Every rank has written and closed: only now may the result take the destination's name. */
-    if (me == 0) {
-        rc = cli_writer_commit(&out, NULL);
-        out_open = 0;
+    if (job->rank == 0) {
+        rc = cli_writer_commit(&s->out, NULL);
+        s->out_open = 0;
     }
-    t[T_WRITE] = (double)(cli_now_ns() - t0) / 1e9;
-    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
-        goto fail;
-    t[T_TOTAL] = (double)(cli_now_ns() - t_start) / 1e9;
-    print_summary(job, o, n, n_local, n_recv, t);
-    free(counts);
-    return CLI_EXIT_OK;
+    s->t[T_WRITE] = seconds_since(t0);
+    return mpi_agree(job, rc);
+}
 
-fail:
-    if (in != MPI_FILE_NULL)
-        MPI_File_close(&in);
-    if (outf != MPI_FILE_NULL)
-        MPI_File_close(&outf);
-    if (out_open)
-        cli_writer_abort(&out);
-    cli_chunk_free(&chunk);
-    free(sorted);
-    free(recv);
-    free(merged);
-    free(counts);
-    clsort_destroy(ctx);
+/* Releases what a failed run still holds. */
+static void release_run(rank_run *s)
+{
+    if (s->in != MPI_FILE_NULL)
+        MPI_File_close(&s->in);
+    if (s->outf != MPI_FILE_NULL)
+        MPI_File_close(&s->outf);
+    if (s->out_open)
+        cli_writer_abort(&s->out);
+    cli_chunk_free(&s->chunk);
+    free(s->sorted);
+    free(s->recv);
+    free(s->merged);
+    clsort_destroy(s->ctx);
+}
+
+static int sort_file(mpi_job *job, const mpi_opts *o, int local_rank)
+{
+    const uint64_t t_start = cli_now_ns();
+    rank_run s;
+    memset(&s, 0, sizeof s);
+    s.in = s.outf = MPI_FILE_NULL;
+    s.counts = cli_malloc((size_t)job->size * 2 * sizeof *s.counts, "record counts");
+    int rc = open_output(job, o, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = open_device(job, o, local_rank, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = read_slice(job, o, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = sort_slice(job, o, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = exchange_slices(job, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = merge_received(job, o, &s);
+    if (rc == CLI_EXIT_OK)
+        rc = write_result(job, o, &s);
+    if (rc == CLI_EXIT_OK) {
+        s.t[T_TOTAL] = seconds_since(t_start);
+        print_summary(job, o, s.n, s.n_local, s.n_recv, s.t);
+    } else {
+        release_run(&s);
+    }
+    free(s.counts);
     return rc;
 }
 

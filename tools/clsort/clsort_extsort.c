@@ -379,6 +379,209 @@ static int join_context(const cli_opts *o, ctx_maker *m, pthread_t *th, int *run
     return report ? report_context(o, m->status) : CLI_EXIT_OK;
 }
 
+/* ---- The sort driver, step by step --------------------------------------------------------- */
+
+/* Every named file holds whole records, and what each one is, before anything is read; then the
+ * inputs are opened, a ragged file is refused before anything is created or written, and the
+ * output is opened and put under the guard. *opened: 0 when nothing is left open (the guard
+ * freed), 1 when the guard and the inputs are open (and *out_open says whether the output is). */
+static int open_files(const cli_opts *o, ext_state *x, cli_guard *guard, cli_input *in,
+                      cli_writer *out, int *out_open, int *opened, int read_ahead)
+{
+    const size_t R = o->record_size;
+    *opened = 0;
+    int rc = cli_guard_prepare(guard, o->inputs, o->ninputs, R);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cli_input_open_list(in, o->inputs, o->ninputs, R);
+    if (rc != CLI_EXIT_OK) {
+        cli_guard_free(guard);
+        return rc;
+    }
+    *opened = 1;
+    if (in->is_regular && in->size % R != 0)
+        return cli_ext_report_ragged(in->name, in->size, R);
+    x->total_bytes = in->is_regular ? in->size : 0;
+#if defined(POSIX_FADV_WILLNEED)
+    /* While the context is made: the start of a file that is not in the page cache yet is read
+     * ahead (at most 256 MiB, so that a huge input does not push itself out again). */
+    if (read_ahead && in->is_regular && in->path)
+        posix_fadvise(in->fd, 0, (off_t)(in->size < ((uint64_t)256 << 20) ? in->size
+                                                                         : (uint64_t)256 << 20),
+                      POSIX_FADV_WILLNEED);
+#else
+    (void)read_ahead;
+#endif
+    rc = cli_writer_open_output(out, o->output, o->input, OUT_BUF_BYTES);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    *out_open = 1;
+    cli_guard_attach(guard, out);
+    return CLI_EXIT_OK;
+}
+
+/* The context's device, described in *di (*dip NULL when it says nothing), and refused for f64
+ * keys without double precision. */
+static int check_device(const cli_opts *o, clsort_ctx *ctx, clsort_device_info *di,
+                        clsort_device_info **dip)
+{
+    print_warnings(ctx);
+    cli_watch_aborts(); /* after the driver's own handlers (clsort_capture.h) */
+    if (clsort_get_device_info(ctx, di) == CLSORT_OK)
+        *dip = di;
+    if (*dip && o->type == CLSORT_F64 && !(*dip)->has_fp64) {
+        cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
+                  (*dip)->name);
+        return CLI_EXIT_DEVICE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Records that are their own keys stream through pinned memory and the device (issue 10), unless
+ * the input is small enough for the library's host fallback, or AUTO gives its runs to the
+ * host's own sort. Returns CLI_PIPE_UNAVAILABLE when the host-memory path is to sort instead. */
+static int try_pipeline(ext_state *x, clsort_ctx *ctx, size_t run_records, uint64_t path_max,
+                        cli_input *in, cli_writer *out, uint64_t *records)
+{
+    const cli_opts *const o = x->o;
+    const size_t R = o->record_size;
+    uint64_t fallback_max = 0;
+    clsort_get_host_fallback_max(ctx, &fallback_max);
+    const uint64_t run_n = in->is_regular && in->size / R < run_records ? in->size / R : run_records;
+    if (!cli_pipeline_wanted(&x->ks) || (in->is_regular && in->size / R <= fallback_max) ||
+        (o->algorithm == CLSORT_AUTO && run_n <= path_max))
+        return CLI_PIPE_UNAVAILABLE;
+    const int rc = cli_pipeline_sort(ctx, &x->ks, o->algorithm, run_records, in, out, &x->runs,
+                                     o->tmpdir, &x->pipe);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    x->piped = 1;
+    x->runs_made = x->pipe.runs;
+    x->read_bytes = x->pipe.read_bytes;
+    x->sort.sorts = x->pipe.sorts;
+    x->sort.algorithm = x->pipe.algorithm;
+    *records = x->pipe.read_bytes / R;
+    return CLI_EXIT_OK;
+}
+
+/* The first run's kernels are built (or loaded) while it is read. A stream of unknown size
+ * prepares for a first run of at most 2^20 records; larger runs build what they need. */
+static void start_warmup(ext_state *x, clsort_ctx *ctx, const cli_input *in,
+                         const cli_chunk *chunk, size_t cap, uint64_t path_max)
+{
+    size_t prep_n = in->is_regular || cap < ((size_t)1 << 20) ? cap : (size_t)1 << 20;
+    /* Runs that AUTO gives to the host's own sort need no kernels at all. */
+    if (x->o->algorithm == CLSORT_AUTO && prep_n <= path_max)
+        prep_n = 0;
+    const int pairs = chunk->idx_size != 0;
+    cli_warmup_start(&x->warm, ctx, x->ks.type, chunk->idx_size, prep_n,
+                     (x->ks.reverse ? CLSORT_DESCENDING : 0u) |
+                         (pairs && x->o->stable ? CLSORT_STABLE : 0u));
+}
+
+/* All of the input fitted in the first buffer: sorted in memory and written to the output. */
+static int sort_in_memory(ext_state *x, clsort_ctx *ctx, cli_chunk *chunk, cli_writer *out)
+{
+    const size_t R = x->o->record_size;
+    cli_progress_items("sorting", "run", 0, 1);
+    int rc = cli_chunk_sort(ctx, &x->ks, x->o->algorithm, x->o->stable, chunk, &x->sort);
+    cli_watch_aborts();
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    x->runs_made = 1;
+    cli_progress_update("writing", 0, (uint64_t)chunk->n * R);
+    rc = cli_chunk_write(out, &x->ks, chunk);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_progress_update("writing", (uint64_t)chunk->n * R, (uint64_t)chunk->n * R);
+    return CLI_EXIT_OK;
+}
+
+/* Runs: while one buffer is sorted and written out, a thread reads the next one. Without memory
+ * for the second buffer, reading simply waits its turn. *chunk holds the first run, read. */
+static int sort_runs(ext_state *x, clsort_ctx *ctx, cli_input *in, cli_chunk *chunk,
+                     cli_chunk *next, size_t cap, uint64_t *records)
+{
+    const cli_opts *const o = x->o;
+    const size_t R = o->record_size;
+    if (cli_chunk_alloc(next, &x->ks, cap) != CLI_EXIT_OK)
+        cli_info(2, "no memory for a second buffer: reading will not overlap sorting");
+    const uint64_t runs_expected = in->is_regular ? (in->size / R + cap - 1) / cap : 0;
+    int eof = 0;
+    for (;;) {
+        prefetch pf;
+        pthread_t pf_thread;
+        int pf_running = 0;
+        if (!eof && next->recs) {
+            pf = (prefetch){ x, in, next, cap, CLI_EXIT_OK };
+            if (pthread_create(&pf_thread, NULL, prefetch_main, &pf) == 0)
+                pf_running = 1;
+        }
+        cli_progress_items("sorting", "run", x->runs_made, runs_expected);
+        int rc = cli_chunk_sort(ctx, &x->ks, o->algorithm, o->stable, chunk, &x->sort);
+        cli_watch_aborts();
+        if (rc == CLI_EXIT_OK)
+            rc = write_run(x, chunk);
+        if (pf_running) {
+            pthread_join(pf_thread, NULL);
+            if (rc == CLI_EXIT_OK)
+                rc = pf.rc;
+            const cli_chunk t = *chunk;
+            *chunk = *next;
+            *next = t;
+        } else if (rc == CLI_EXIT_OK && !eof) {
+            rc = read_chunk(x, in, chunk, cap, 0);
+        }
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        if (eof)
+            return CLI_EXIT_OK;
+        *records += chunk->n;
+        eof = cli_input_eof(in);
+        if (eof < 0)
+            return CLI_EXIT_IO;
+        if (chunk->n == 0)
+            return CLI_EXIT_OK;
+    }
+}
+
+/* The host-memory path: the first buffer decides between all of the input (sorted in memory and
+ * written to the destination) and the first run of an external sort. */
+static int sort_through_memory(ext_state *x, clsort_ctx *ctx, size_t run_records,
+                               uint64_t path_max, cli_input *in, cli_writer *out,
+                               cli_chunk *chunk, cli_chunk *next, uint64_t *records)
+{
+    const size_t R = x->o->record_size;
+    /* Empty regular inputs need no buffer at all: a record size of 2^64 - 1 bytes is fine then
+     * (issue 25: it asked for 16 EiB of host memory). */
+    if (in->is_regular && in->size == 0)
+        return CLI_EXIT_OK;
+    size_t cap = run_records;
+    if (in->is_regular && in->size / R < cap)
+        cap = (size_t)(in->size / R);
+    int rc = cli_chunk_alloc(chunk, &x->ks, cap);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (cap == 0)
+        cap = 1;
+    start_warmup(x, ctx, in, chunk, cap, path_max);
+    rc = read_chunk(x, in, chunk, cap, 1);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    *records += chunk->n;
+    const int eof = cli_input_eof(in);
+    if (eof < 0)
+        return CLI_EXIT_IO;
+    cli_warmup_finish(&x->warm);
+    rc = eof ? sort_in_memory(x, ctx, chunk, out)
+             : sort_runs(x, ctx, in, chunk, next, cap, records);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_chunk_free(chunk);
+    cli_chunk_free(next);
+    return CLI_EXIT_OK;
+}
+
 int cli_sort_input(const cli_opts *o)
 {
     /* Several devices (a list, or an ":all" spec) take their own path; one device is unchanged. */
@@ -393,191 +596,48 @@ int cli_sort_input(const cli_opts *o)
     /* -S bounds the merge's read buffers too, as it does for -m (clsort_mergefiles.c). */
     if (o->buffer_size && o->buffer_size < x.runs.read_budget)
         x.runs.read_budget = (size_t)o->buffer_size;
-    const size_t R = o->record_size;
     cli_input in;
     cli_writer out;
-    int out_open = 0;
+    int out_open = 0, opened = 0;
     cli_chunk chunk, next;
     memset(&chunk, 0, sizeof chunk);
     memset(&next, 0, sizeof next);
-    prefetch pf;
-    pthread_t pf_thread;
-    int pf_running = 0;
     clsort_ctx *ctx = NULL;
     clsort_device_info di, *dip = NULL;
-    uint64_t out_write_ns = 0, out_sync_ns = 0, records = 0;
+    uint64_t records = 0;
     cli_guard guard;
     ctx_maker maker = { o->device, NULL, CLSORT_OK, 0 };
     pthread_t maker_thread;
     int maker_running = early_context_wanted() &&
                         pthread_create(&maker_thread, NULL, ctx_maker_main, &maker) == 0;
 
-    /* Every named file holds whole records, and what each one is, before anything is read. */
-    int rc = cli_guard_prepare(&guard, o->inputs, o->ninputs, R);
-    if (rc != CLI_EXIT_OK)
-        goto fail_early;
-    rc = cli_input_open_list(&in, o->inputs, o->ninputs, R);
-    if (rc != CLI_EXIT_OK) {
-        cli_guard_free(&guard);
-        goto fail_early;
-    }
-    /* Refuse a ragged file before anything is created or written. */
-    if (in.is_regular && in.size % R != 0) {
-        rc = cli_ext_report_ragged(in.name, in.size, R);
-        goto fail;
-    }
-    x.total_bytes = in.is_regular ? in.size : 0;
-#if defined(POSIX_FADV_WILLNEED)
-    /* While the context is made: the start of a file that is not in the page cache yet is read
-     * ahead (at most 256 MiB, so that a huge input does not push itself out again). */
-    if (maker_running && in.is_regular && in.path)
-        posix_fadvise(in.fd, 0, (off_t)(in.size < ((uint64_t)256 << 20) ? in.size
-                                                                       : (uint64_t)256 << 20),
-                      POSIX_FADV_WILLNEED);
-#endif
-    rc = cli_writer_open_output(&out, o->output, o->input, OUT_BUF_BYTES);
+    int rc = open_files(o, &x, &guard, &in, &out, &out_open, &opened, maker_running);
     if (rc != CLI_EXIT_OK)
         goto fail;
-    out_open = 1;
-    cli_guard_attach(&guard, &out);
     rc = join_context(o, &maker, &maker_thread, &maker_running, &ctx, 1);
     if (rc != CLI_EXIT_OK)
         goto fail;
-    print_warnings(ctx);
-    cli_watch_aborts(); /* after the driver's own handlers (clsort_messages.h) */
-    if (clsort_get_device_info(ctx, &di) == CLSORT_OK)
-        dip = &di;
-    if (dip && o->type == CLSORT_F64 && !dip->has_fp64) {
-        cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
-                  dip->name);
-        rc = CLI_EXIT_DEVICE;
+    rc = check_device(o, ctx, &di, &dip);
+    if (rc != CLI_EXIT_OK)
         goto fail;
-    }
 
     int capped = 0;
     const size_t run_records = choose_run_records(o, dip, &capped);
     if (capped)
         cli_info(2, "buffer size lowered to %zu records to fit one device allocation",
                  run_records);
-    /* Records that are their own keys stream through pinned memory and the device (issue 10);
-     * inputs small enough for the library's host fallback are sorted faster in host memory. */
-    uint64_t fallback_max = 0, path_max = 0;
-    clsort_get_host_fallback_max(ctx, &fallback_max);
-    /* So are runs that AUTO gives the host's own sort (a CPU device: 2.5-10x faster there than
-     * streaming through the device's buffer, docs/bench/cpu-path-2026-11-24.md). */
+    /* Runs that AUTO gives the host's own sort (a CPU device: 2.5-10x faster there than
+     * streaming through the device's buffer, docs/bench/cpu-path-2026-11-24.md) skip the
+     * pipeline and the kernels. */
+    uint64_t path_max = 0;
     clsort_get_host_path_max(ctx, &path_max);
-    const uint64_t run_n = in.is_regular && in.size / R < run_records ? in.size / R : run_records;
-    if (cli_pipeline_wanted(&x.ks) && !(in.is_regular && in.size / R <= fallback_max) &&
-        !(o->algorithm == CLSORT_AUTO && run_n <= path_max)) {
-        rc = cli_pipeline_sort(ctx, &x.ks, o->algorithm, run_records, &in, &out, &x.runs,
-                               o->tmpdir, &x.pipe);
-        if (rc != CLI_PIPE_UNAVAILABLE) {
-            if (rc != CLI_EXIT_OK)
-                goto fail;
-            x.piped = 1;
-            x.runs_made = x.pipe.runs;
-            x.read_bytes = x.pipe.read_bytes;
-            x.sort.sorts = x.pipe.sorts;
-            x.sort.algorithm = x.pipe.algorithm;
-            records = x.pipe.read_bytes / R;
-            goto sorted;
-        }
-    }
-    /* Empty regular inputs need no buffer at all: a record size of 2^64 - 1 bytes is fine then
-     * (issue 25: it asked for 16 EiB of host memory). */
-    if (in.is_regular && in.size == 0)
-        goto sorted;
-    size_t cap = run_records;
-    if (in.is_regular && in.size / R < cap)
-        cap = (size_t)(in.size / R);
-    rc = cli_chunk_alloc(&chunk, &x.ks, cap);
+    rc = try_pipeline(&x, ctx, run_records, path_max, &in, &out, &records);
+    if (rc == CLI_PIPE_UNAVAILABLE)
+        rc = sort_through_memory(&x, ctx, run_records, path_max, &in, &out, &chunk, &next,
+                                 &records);
     if (rc != CLI_EXIT_OK)
         goto fail;
-    if (cap == 0)
-        cap = 1;
-    /* The first run's kernels are built (or loaded) while it is read. A stream of unknown size
-     * prepares for a first run of at most 2^20 records; larger runs build what they need. */
-    {
-        size_t prep_n = in.is_regular || cap < ((size_t)1 << 20) ? cap : (size_t)1 << 20;
-        /* Runs that AUTO gives to the host's own sort need no kernels at all. */
-        if (o->algorithm == CLSORT_AUTO && prep_n <= path_max)
-            prep_n = 0;
-        const int pairs = chunk.idx_size != 0;
-        cli_warmup_start(&x.warm, ctx, x.ks.type, chunk.idx_size, prep_n,
-                         (x.ks.reverse ? CLSORT_DESCENDING : 0u) |
-                             (pairs && o->stable ? CLSORT_STABLE : 0u));
-    }
 
-    /* The first buffer decides: all of the input (sorted in memory and written to the
-     * destination), or the first run of an external sort. */
-    rc = read_chunk(&x, &in, &chunk, cap, 1);
-    if (rc != CLI_EXIT_OK)
-        goto fail;
-    records += chunk.n;
-    int eof = cli_input_eof(&in);
-    if (eof < 0) {
-        rc = CLI_EXIT_IO;
-        goto fail;
-    }
-    cli_warmup_finish(&x.warm);
-    if (eof) {
-        cli_progress_items("sorting", "run", 0, 1);
-        rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
-        cli_watch_aborts();
-        if (rc != CLI_EXIT_OK)
-            goto fail;
-        x.runs_made = 1;
-        cli_progress_update("writing", 0, (uint64_t)chunk.n * R);
-        rc = cli_chunk_write(&out, &x.ks, &chunk);
-        if (rc != CLI_EXIT_OK)
-            goto fail;
-        cli_progress_update("writing", (uint64_t)chunk.n * R, (uint64_t)chunk.n * R);
-    } else {
-        /* Runs: while one buffer is sorted and written out, a thread reads the next one. Without
-         * memory for the second buffer, reading simply waits its turn. */
-        if (cli_chunk_alloc(&next, &x.ks, cap) != CLI_EXIT_OK)
-            cli_info(2, "no memory for a second buffer: reading will not overlap sorting");
-        const uint64_t runs_expected = in.is_regular ? (in.size / R + cap - 1) / cap : 0;
-        for (;;) {
-            if (!eof && next.recs) {
-                pf = (prefetch){ &x, &in, &next, cap, CLI_EXIT_OK };
-                if (pthread_create(&pf_thread, NULL, prefetch_main, &pf) == 0)
-                    pf_running = 1;
-            }
-            cli_progress_items("sorting", "run", x.runs_made, runs_expected);
-            rc = cli_chunk_sort(ctx, &x.ks, o->algorithm, o->stable, &chunk, &x.sort);
-            cli_watch_aborts();
-            if (rc == CLI_EXIT_OK)
-                rc = write_run(&x, &chunk);
-            if (pf_running) {
-                pthread_join(pf_thread, NULL);
-                pf_running = 0;
-                if (rc == CLI_EXIT_OK)
-                    rc = pf.rc;
-                const cli_chunk t = chunk;
-                chunk = next;
-                next = t;
-            } else if (rc == CLI_EXIT_OK && !eof) {
-                rc = read_chunk(&x, &in, &chunk, cap, 0);
-            }
-            if (rc != CLI_EXIT_OK)
-                goto fail;
-            if (eof)
-                break;
-            records += chunk.n;
-            eof = cli_input_eof(&in);
-            if (eof < 0) {
-                rc = CLI_EXIT_IO;
-                goto fail;
-            }
-            if (chunk.n == 0)
-                break;
-        }
-    }
-    cli_chunk_free(&chunk);
-    cli_chunk_free(&next);
-
-sorted:
     if (x.runs_made > 1 || x.runs.nruns > 0) {
         rc = cli_runs_merge(&x.runs, &out);
         if (rc != CLI_EXIT_OK)
@@ -588,10 +648,9 @@ sorted:
     out_open = 0;
     if (rc != CLI_EXIT_OK)
         goto fail;
-    out_write_ns = out.write_ns; /* commit leaves the counters readable */
-    out_sync_ns = out.sync_ns;
     cli_progress_clear();
-    print_summary(&x, dip, records, run_records, out_write_ns, out_sync_ns,
+    /* commit leaves the writer's counters readable */
+    print_summary(&x, dip, records, run_records, out.write_ns, out.sync_ns,
                   cli_now_ns() - t_start);
     cli_runs_close(&x.runs);
     clsort_destroy(ctx);
@@ -600,12 +659,13 @@ sorted:
     return CLI_EXIT_OK;
 
 fail:
-    if (maker_running) {
+    if (maker_running)
         join_context(o, &maker, &maker_thread, &maker_running, &ctx, 0);
+    if (!opened) { /* nothing opened yet but the context, perhaps */
+        clsort_destroy(ctx);
+        return rc;
     }
     cli_warmup_finish(&x.warm); /* it uses the context destroyed below */
-    if (pf_running)
-        pthread_join(pf_thread, NULL);
     cli_progress_clear();
     if (out_open)
         cli_writer_abort(&out);
@@ -615,13 +675,6 @@ fail:
     clsort_destroy(ctx);
     cli_input_close(&in);
     cli_guard_free(&guard);
-    return rc;
-
-fail_early: /* nothing opened yet but the context, perhaps */
-    if (maker_running) {
-        join_context(o, &maker, &maker_thread, &maker_running, &ctx, 0);
-        clsort_destroy(ctx);
-    }
     return rc;
 }
 
