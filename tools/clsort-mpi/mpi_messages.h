@@ -1,9 +1,10 @@
-/* mpi_messages.h - clsort-mpi's side of clsort_messages.h: the same cli_error / cli_info, with a
+/* mpi_messages.h - clsort-mpi's sink for the messages of tools/common (clsort_messages.h): a
  * "clsort-mpi: rank R: " prefix, and errors held back so that a failure shows as one line. */
 #ifndef MPI_MESSAGES_H
 #define MPI_MESSAGES_H
 
-/** Sets the prefix: "clsort-mpi: " for one rank, "clsort-mpi: rank R: " for several. */
+/** Makes this file the messages' sink, with the prefix "clsort-mpi: " for one rank and
+ *  "clsort-mpi: rank R: " for several. */
 void mpi_msg_set_rank(int rank, int size);
 
 /** From now on cli_error() keeps its first message instead of printing it (the ranks agree on who

@@ -15,7 +15,7 @@
 #define REDRAW_NS 250000000u
 
 static int enabled;
-static FILE *out;             /* stderr, or where clsort_messages.c moved it */
+static FILE *out;             /* stderr, or where clsort_capture.c moved it */
 static int out_fd = 2;
 static uint64_t show_after;   /* no line before this time (the default mode's delay) */
 static int shown;             /* a line of the current stage is on the screen, unterminated */

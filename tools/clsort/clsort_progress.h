@@ -9,7 +9,7 @@
 
 /** mode -1: only when stderr is a terminal, and only once the job has run for about a second (a
  *  quick sort shows nothing, as with zstd); 0: never; 1: always, from the start. The caller
- *  passes 0 under -q: this file knows nothing of messages and their levels (clsort_messages.c sits
+ *  passes 0 under -q: this file knows nothing of messages and their levels (clsort_capture.c sits
  *  above it). */
 void cli_progress_init(int mode);
 

@@ -226,7 +226,7 @@ int cli_top_input(const cli_opts *o)
         records += chunk.n;
         cli_progress_items("sorting", "run", chunks, expected > chunks ? expected : 0);
         rc = cli_chunk_sort(ctx, &ks, o->algorithm, o->stable, &chunk, &st);
-        cli_watch_aborts(); /* after the compiler's crash handlers (clsort_messages.h) */
+        cli_watch_aborts(); /* after the compiler's crash handlers (clsort_capture.h) */
         if (rc != CLI_EXIT_OK)
             goto fail;
         rc = top_merge(&top, &scratch, &chunk, &ks, N);

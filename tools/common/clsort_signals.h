@@ -10,7 +10,7 @@
  *  those signals. Returns 0, or -1 if the thread could not be started (signals then act as usual). */
 int cli_signals_init(void);
 
-/** The descriptor of stderr for the signal thread's one line (2 until then): clsort_messages.c
+/** The descriptor of stderr for the signal thread's one line (2 until then): clsort_capture.c
  *  moves stderr while it captures the OpenCL runtime's output. */
 void cli_signals_set_message_fd(int fd);
 
