@@ -1,0 +1,96 @@
+# mk/config.mk - compilers, flags, the version, install places, Debian packages and the source lists (included by the top-level Makefile).
+
+CC      ?= cc
+CXX     ?= c++
+BUILD   ?= build
+WERROR  ?=
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CXXFLAGS ?= $(OPT) -g
+WARN     = -Wall -Wextra -Wpedantic $(if $(WERROR),-Werror)
+SAN     ?=
+ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -I$(BUILD) $(CFLAGS)
+# The library's layers, one folder each under host/, highest first (docs/design.md, "Layers";
+# tests/check_layers.sh reads a file's layer from its folder). Only the library and the white-box
+# tests see them: the tools compile against include/ alone, so the compiler enforces that they use
+# the public API.
+HOST_DIRS    = host/api host/planning host/execution host/programs host/device host/core
+HOST_INC     = $(addprefix -I,$(HOST_DIRS))
+HOST_HDRS    = $(wildcard $(addsuffix /*.h,$(HOST_DIRS)))
+vpath %.c $(HOST_DIRS)
+vpath %.cc $(HOST_DIRS)
+ALL_CXXFLAGS = -std=c++17 $(WARN) $(SAN) -Iinclude $(CXXFLAGS)
+LDLIBS  = -lOpenCL -lpthread -lm -linih
+# Highway's vqsort is the library's host sort where its header is found (Debian: libhwy-dev, in
+# DEB_PKGS); else the library's own radix sort. `make HAVE_HWY=` builds without it. With it the
+# library needs libhwy_contrib, libhwy and libstdc++ (clsort.pc and the CMake package say so).
+# (-include, not an echoed '#include': GNU make 4.3 passes a backslash-escaped '#' through to the
+# shell, the preprocessor took '\#include' for text and every machine seemed to have Highway.)
+ifeq ($(origin HAVE_HWY),undefined)
+HAVE_HWY := $(shell $(CXX) -E -x c++ -include hwy/contrib/sort/vqsort.h /dev/null >/dev/null 2>&1 && echo 1)
+endif
+HWY_LIBS  = $(if $(HAVE_HWY),-lhwy_contrib -lhwy -lstdc++)
+LDLIBS   += $(HWY_LIBS)
+
+# The version comes from include/clsort.h, the only place it is written.
+version_part = $(shell sed -n 's/^\#define CLSORT_VERSION_$(1) *\([0-9][0-9]*\).*/\1/p' include/clsort.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION_MINOR := $(call version_part,MINOR)
+VERSION_PATCH := $(call version_part,PATCH)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+# The shared library as the dynamic loader and the linker want it: the real file, the soname link
+# that programs record (libclsort.so.0) and the development link that -lclsort finds.
+SO_REAL = libclsort.so.$(VERSION)
+SO_NAME = libclsort.so.$(VERSION_MAJOR)
+SO_DEV  = libclsort.so
+
+# Install places (GNU names). The runtime finds the shipped configs relative to the library or
+# the program, so these need not be known when building; CLSORT_DATADIR is only a last resort.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/clsort
+CONFIGDIR   = $(DATADIR)/clsort/devices
+LDCONFIG   ?= ldconfig
+
+# What building and running need (a C and C++ compiler assumed); `make deps`.
+DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev libhwy-dev
+# Tests, fuzzing, sanitizers, plots, the Python package's tests, the install test (pkg-config,
+# cmake) and the MPI tool; `make deps-dev` installs them with DEB_PKGS.
+DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
+               python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev
+
+# The kernel parts; kernels/manifest.h says which programs concatenate which, in what order.
+KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
+            kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
+            kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
+            kernels/segmented.cl kernels/topk.cl
+LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
+LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
+PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)
+# One folder per program under tools/ (docs/design.md, "Source layout").
+CLI_SRCS   = $(wildcard tools/clsort/*.c)
+TUNE_SRCS  = $(wildcard tools/clsort-tune/*.c)
+BENCH_SRCS = $(wildcard tools/clsort-bench/*.c)
+BENCH_CXX  = $(wildcard tools/clsort-bench/*.cpp)
+TEST_SRCS = $(wildcard tests/test_*.c)
+TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+
+# clsort-mpi (issue 15) is built only where an MPI compiler wrapper is on PATH; `make` without
+# MPI builds everything else. `make MPICC=` leaves it out.
+MPICC    ?= $(shell command -v mpicc 2>/dev/null)
+MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c)
+# What the tools share (tools/common/: messages, signals and temporary files, units and the size
+# parser, keys, device lists, the shared options), one static library that clsort and clsort-mpi
+# link. The records and the file I/O still live in tools/clsort (their write path is being
+# reworked there): clsort-mpi takes those three objects from it until they join tools/common.
+COMMON_SRCS  = $(wildcard tools/common/*.c)
+TOOLS_LIB    = $(BUILD)/libclsort-tools.a
+MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o clsort_pwrite.o)
+
+TOOLS = $(if $(CLI_SRCS),$(BUILD)/clsort) $(if $(TUNE_SRCS),$(BUILD)/clsort-tune) \
+        $(if $(BENCH_SRCS),$(BUILD)/clsort-bench) $(if $(MPICC),$(if $(MPI_SRCS),$(BUILD)/clsort-mpi))
