@@ -182,7 +182,7 @@ if CLSORT_CLI_DEVICE_WEIGHTS=measure "$CLSORT" -v -d cpu:all -o "$W/m.bin" "$W/b
 else fail "key ranges: measured rates, -v shows read, route, sort per device, write and sync"; fi
 
 # CLSORT_TEST_SAN: the sanitizer flags the library was built with (make check-sanitize).
-# A library built with Highway's host sort needs its libraries too (Makefile, HWY_LIBS).
+# A library built with Highway's host sort needs its libraries too (mk/config.mk, HWY_LIBS).
 HWY=""; if ar t "$BUILD/libclsort.a" 2>/dev/null | grep -q hostsort_hwy; then HWY="-lhwy_contrib -lhwy -lstdc++"; fi
 if ${CC:-cc} -std=c11 -Wall -Wextra -Wpedantic -Werror ${CLSORT_TEST_SAN:-} -o "$W/multi_device" \
     docs/examples/multi_device.c -Iinclude "$BUILD/libclsort.a" -lOpenCL -lpthread -lm -linih $HWY; then

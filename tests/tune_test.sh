@@ -74,9 +74,12 @@ int main(int argc, char **argv)
 }
 CEOF
 # CLSORT_TEST_SAN: the sanitizer flags the library was built with (make check-sanitize).
+# A library built with Highway's host sort needs its libraries too (mk/config.mk, HWY_LIBS).
+HWY=""; if ar t "$BUILD/libclsort.a" 2>/dev/null | grep -q hostsort_hwy; then HWY="-lhwy_contrib -lhwy -lstdc++"; fi
 ${CC:-cc} -std=c11 $CLSORT_TEST_SAN -Iinclude -o "$tmp/check" "$tmp/check.c" "$BUILD/libclsort.a" \
-    -lOpenCL -lpthread -lm -linih \
+    -lOpenCL -lpthread -lm -linih $HWY \
     >"$tmp/cc.txt" 2>&1
+[ -x "$tmp/check" ] || sed 's/^/# cc: /' "$tmp/cc.txt" | head -5
 check "the check program builds" '[ -x "$tmp/check" ]'
 "$tmp/check" "$dev" "$conf" >"$tmp/check.txt" 2>&1
 crc=$?
