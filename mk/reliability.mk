@@ -37,6 +37,8 @@ check-valgrind: all
 # crashes to build-fuzz/crashes/. A crash is a failure: add the input to
 # tests/fuzz/regressions/<harness>/ and fix the bug; fuzz-regress replays those and the corpus.
 FUZZ_CC    ?= clang
+# The library's C++ part (Highway's vqsort) needs the same compiler family for -fsanitize=fuzzer-no-link.
+FUZZ_CXX   ?= clang++
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 60
 FUZZ_SAN   ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -46,7 +48,7 @@ FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude $(
 
 # The library for the harnesses, built with clang by a sub-make (coverage without a main).
 fuzz-lib:
-	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 $(FUZZ_BUILD)/libclsort.a
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 $(FUZZ_BUILD)/libclsort.a
 FUZZ_CLI    = tools/clsort
 FUZZ_COMMON = tools/common
 $(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_COMMON)/clsort_keys.c \
@@ -54,7 +56,7 @@ $(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/planning/config.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
-$(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_CLI)/clsort_records.c $(FUZZ_CLI)/clsort_fileio.c \
+$(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_CLI)/clsort_records.c $(FUZZ_CLI)/clsort_fileio.c $(FUZZ_CLI)/clsort_pwrite.c \
                             $(FUZZ_COMMON)/clsort_signals.c $(FUZZ_COMMON)/clsort_messages.c \
                             $(FUZZ_CLI)/clsort_progress.c $(FUZZ_COMMON)/clsort_units.c host/execution/hostsort.c
 	@mkdir -p $(FUZZ_BUILD)

@@ -66,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int w = 0; w < CLSORT__WIDTHS; ++w)
             for (int v = 0; v < CLSORT__VALKINDS; ++v) {
                 char why[512];
-                if (clsort__check_params(&dev, net, w, v, &out->params[net][w][v], why,
+                const clsort__variant var = {(clsort__network)net, w, v};
+                if (clsort__check_params(&dev, &var, &out->params[net][w][v], why,
                                          sizeof why) != CLSORT_OK) {
                     fprintf(stderr, "config took parameters the checks refuse: %s\n", why);
                     abort();
