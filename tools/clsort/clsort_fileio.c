@@ -487,6 +487,8 @@ int cli_writer_flush(cli_writer *w)
 
 int cli_writer_put(cli_writer *w, const void *data, size_t len)
 {
+    if (len == 0)
+        return CLI_EXIT_OK; /* data may be NULL then (--top of an empty input): no memcpy */
     if (w->len + len <= w->cap) {
         memcpy(w->buf + w->len, data, len);
         w->len += len;
