@@ -52,42 +52,6 @@ static int cli_ext_report_ragged(const char *name, uint64_t size, size_t R)
 
 /* ---- Sizes ---------------------------------------------------------------------------------- */
 
-/* Records per run: -S if given, else a quarter of physical memory; never more than the device
- * holds. The library keeps n keys and a scratch copy on the device (and the same for values), each
- * buffer within one allocation; stable 32-bit keys are widened to 8 bytes. A quarter of global
- * memory is left to the runtime and other users. */
-static size_t choose_run_records(const cli_opts *o, const clsort_device_info *di, int *capped)
-{
-    const size_t R = o->record_size, K = o->key_size;
-    const int pairs = R != K || o->nkeys > 1;
-    const uint64_t V = pairs ? 8 : 0;
-    const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
-    const uint64_t host_per = R + (pairs ? K + V : 0);
-    uint64_t n;
-    if (o->buffer_size) {
-        n = o->buffer_size / R;
-    } else {
-        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        const uint64_t phys = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page
-                                                      : (uint64_t)1 << 30;
-        n = phys / 4 / host_per;
-    }
-    *capped = 0;
-    if (di && di->max_alloc > 0 && di->global_mem > 0) {
-        uint64_t n_dev = di->max_alloc / (Kd > V ? Kd : V);
-        const uint64_t n_global = di->global_mem / 4 * 3 / (2 * (Kd + V));
-        if (n_global < n_dev)
-            n_dev = n_global;
-        if (n_dev > 0 && n > n_dev) {
-            n = n_dev;
-            *capped = o->buffer_size != 0;
-        }
-    }
-    if (n > SIZE_MAX / host_per)
-        n = SIZE_MAX / host_per;
-    return n ? (size_t)n : 1;
-}
-
 /* ---- Reporting ------------------------------------------------------------------------------ */
 
 /* The library's warnings (a config it ignored, a compiler's log): one line by default, the rest
@@ -622,7 +586,7 @@ int cli_sort_input(const cli_opts *o)
         goto fail;
 
     int capped = 0;
-    const size_t run_records = choose_run_records(o, dip, &capped);
+    const size_t run_records = cli_run_records(o, dip, &capped);
     if (capped)
         cli_info(2, "buffer size lowered to %zu records to fit one device allocation",
                  run_records);

@@ -78,6 +78,11 @@ typedef struct cli_chunk {
 } cli_chunk;
 
 /** Allocates a chunk able to hold `cap` records. Returns CLI_EXIT_OK or CLI_EXIT_IO (printed). */
+/* Records per run of a sort (or chunk of --top): -S if given, else a quarter of physical memory,
+ * never more than the device `di` holds (NULL: no device bound). *capped (may be NULL) is set to
+ * 1 when the device lowered a -S the user gave. At least 1. */
+struct cli_opts;
+size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, int *capped);
 int cli_chunk_alloc(cli_chunk *c, const cli_keyspec *ks, size_t cap);
 void cli_chunk_free(cli_chunk *c);
 

@@ -28,40 +28,6 @@
 
 #define TOP_OUT_BUF ((size_t)4 << 20)
 
-/* Records per chunk: -S, else a quarter of physical memory, and never more than the device holds
- * (as the sort's runs, clsort_extsort.c: one sort's keys and a scratch copy, the same for the
- * indices, stable 32-bit keys widened to 8 bytes, a quarter of global memory left to others), so
- * that an input larger than device memory goes through in chunks. */
-static size_t top_chunk_records(const cli_opts *o, const cli_keyspec *ks,
-                                const clsort_device_info *di)
-{
-    const size_t R = o->record_size;
-    const int pairs = cli_keyspec_pairs(ks);
-    const uint64_t V = pairs ? 8 : 0, K = o->key_size;
-    const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
-    const uint64_t per = R + (pairs ? K + 8 : 0);
-    uint64_t n;
-    if (o->buffer_size) {
-        n = o->buffer_size / R;
-    } else {
-        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        const uint64_t phys = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page
-                                                      : (uint64_t)1 << 30;
-        n = phys / 4 / per;
-    }
-    if (di && di->max_alloc > 0 && di->global_mem > 0) {
-        uint64_t n_dev = di->max_alloc / (Kd > V ? Kd : V);
-        const uint64_t n_global = di->global_mem / 4 * 3 / (2 * (Kd + V));
-        if (n_global < n_dev)
-            n_dev = n_global;
-        if (n_dev > 0 && n > n_dev)
-            n = n_dev;
-    }
-    if (n > SIZE_MAX / per)
-        n = SIZE_MAX / per;
-    return n ? (size_t)n : 1;
-}
-
 /* The chunk's i-th record in sorted order. */
 static const unsigned char *sorted_rec(const cli_chunk *c, size_t R, size_t i)
 {
@@ -195,8 +161,10 @@ int cli_top_input(const cli_opts *o)
     }
 
     clsort_device_info di;
-    size_t cap = top_chunk_records(o, &ks,
-                                   clsort_get_device_info(ctx, &di) == CLSORT_OK ? &di : NULL);
+    /* Chunks as the sort's runs (cli_run_records): never more than the device holds, so that an
+     * input larger than device memory goes through in chunks. */
+    size_t cap =
+        cli_run_records(o, clsort_get_device_info(ctx, &di) == CLSORT_OK ? &di : NULL, NULL);
     if (in.is_regular && in.size / R < cap)
         cap = (size_t)(in.size / R);
     const uint64_t expected = in.is_regular && cap ? (in.size / R + cap - 1) / cap : 0;
