@@ -25,19 +25,12 @@
 #include "clsort_messages.h"
 #include "clsort_units.h"
 
-/* A piece smaller than this is not worth a thread's start. */
-#define PW_MIN_PIECE ((size_t)8 << 20)
-#define PW_MAX_THREADS 16
-
-int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size)
+/* The last step of opening a writer that is not a file of its own: its name and its buffer of
+ * buf_size bytes (at least 4 KiB). On failure the writer is left closed (fd -1). */
+static int take_buffer(cli_writer *w, size_t buf_size, const char *name)
 {
-    memset(w, 0, sizeof *w);
-    w->fd = -1;
-    w->keep_open = 1; /* commit: nothing to sync or rename */
-    w->mem = dst;
-    w->mem_cap = cap;
     w->cap = buf_size < 4096 ? 4096 : buf_size;
-    w->name = strdup("memory");
+    w->name = strdup(name);
     w->buf = cli_malloc(w->cap, "the output buffer");
     if (!w->name || !w->buf) {
         if (!w->name)
@@ -49,6 +42,20 @@ int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_si
         return CLI_EXIT_IO;
     }
     return CLI_EXIT_OK;
+}
+
+/* A piece smaller than this is not worth a thread's start. */
+#define PW_MIN_PIECE ((size_t)8 << 20)
+#define PW_MAX_THREADS 16
+
+int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->keep_open = 1; /* commit: nothing to sync or rename */
+    w->mem = dst;
+    w->mem_cap = cap;
+    return take_buffer(w, buf_size, "memory");
 }
 
 /* The message a sequential write gives (clsort_fileio.c's write_all): a run names -T. */
@@ -190,19 +197,7 @@ int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, si
     w->is_regular = parent->is_regular; /* a run's part: its messages are a run's */
     w->pos_base = (parent->positional ? parent->pos_base : 0) + at;
     w->stream_sync = parent->stream_sync;
-    w->cap = buf_size < 4096 ? 4096 : buf_size;
-    w->name = strdup(parent->name ? parent->name : "output");
-    w->buf = cli_malloc(w->cap, "the output buffer");
-    if (!w->name || !w->buf) {
-        if (!w->name)
-            cli_error("out of host memory");
-        free(w->name);
-        free(w->buf);
-        memset(w, 0, sizeof *w);
-        w->fd = -1;
-        return CLI_EXIT_IO;
-    }
-    return CLI_EXIT_OK;
+    return take_buffer(w, buf_size, parent->name ? parent->name : "output");
 }
 
 /* ---- A pool of writer threads: blocks written at known offsets while the caller goes on ---- */
