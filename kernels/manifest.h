@@ -25,7 +25,7 @@
 #define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(common) P(rows) P(tile) P(oddeven_merge)
 #define CLSORT_PARTS_TRANSPOSITION(P) \
     P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
-#define CLSORT_PARTS_SEGMENTED(P) P(manifest) P(common) P(segmented)
+#define CLSORT_PARTS_SEGMENTED(P) P(manifest) P(common) P(rows) P(tile) P(segmented)
 #define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
 #define CLSORT_PROGRAMS(X)                                                          \
@@ -165,6 +165,7 @@
     X(seg_count, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_ITEM, ALWAYS)                              \
     X(seg_scatter, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_ITEM, ALWAYS)                            \
     X(seg_sort_tiny, CLSORT_IN_SEGMENTED, SEG_TINY, SEG_ITEM, ALWAYS)                         \
+    X(seg_sort_packed, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
     X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                      \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)

@@ -2,10 +2,16 @@
  * lengths, sorted in one set of launches (clsort_sort_segments; docs/kernels.md, "Segmented").
  *
  * Passes (one launch each, scheduled by host/planning/schedule.c):
- *   seg_count       one work-item per segment: counts the segments of each length bin
+ *   seg_count       one work-item per segment: counts the segments of each length bin (bin b
+ *                   holds lengths in (2^b, 2^(b+1)]; the last, longer than SEG_TILE), a
+ *                   work-group's counts summed in local memory first
  *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
  *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
  *                   registers, padded to 4, 8, ..., SEG_TINY slots with virtual keys
+ *   seg_sort_packed one work-group per tile of TILE slots packed with the segments of one bin,
+ *                   each padded to its power of two P: the tile machinery of tile.cl (keys in
+ *                   registers, local memory between groups of levels) sorts every P-block of
+ *                   the tile at once; loads and stores are coalesced through local memory
  *   seg_sort_group  one work-group per longer segment: in local memory up to
  *                   SEG_TILE keys, else in global memory with work-group barriers
  * Every bound comes from the offsets clamped to [off[0], min(off[nseg], cap)), where cap is the
@@ -29,16 +35,20 @@
 #define SEG_STABLE 0         /* 1: equal keys keep their input order (pairs) */
 #endif
 #ifndef SEG_TINY_LOG
-#define SEG_TINY_LOG 5       /* log2 of the longest segment sorted by one work-item: 5..7 */
+#define SEG_TINY_LOG 5       /* log2 of the longest segment sorted by one work-item: 0 (none), 5..7 */
 #endif
 #define SEG_TINY (1u << SEG_TINY_LOG)
-/* Bins: tiny ones for up to 4, 8, ..., SEG_TINY keys, then group (up to SEG_TILE), then large;
- * the meta buffer holds SEG_META counters (8 counts, then 8 scatter cursors) and then the list
- * of segment indices. */
-#define SEG_TINY_BINS (SEG_TINY_LOG - 1)
-#define SEG_GROUP_BIN SEG_TINY_BINS
-#define SEG_BINS (SEG_TINY_BINS + 2)
-#define SEG_META 16
+/* Bins by length: bin b < SEG_LARGE_BIN holds the segments of (2^b, 2^(b+1)] keys (padded to
+ * P = 2^(b+1) slots), bin SEG_LARGE_BIN those longer than 4096 (the largest tile of any pass).
+ * The host launches each kernel on a range of bins (tiny: b < SEG_TINY_LOG; packed and group:
+ * the arguments). The meta buffer holds SEG_META counters (16 counts, then 16 scatter cursors)
+ * and then the list of segment indices, bin after bin (host/execution/segments.h). */
+#define SEG_LARGE_BIN 12
+#define SEG_BINS (SEG_LARGE_BIN + 1)
+#define SEG_CURSORS 16
+#define SEG_META 32
+/* List entry e (ulong arithmetic: nseg may come within SEG_META of 2^32). */
+#define SEG_LIST(e) meta[(ulong)SEG_META + (e)]
 
 /* The clamped bounds of segment i; returns its length (0 for an empty or inverted segment). */
 inline ulong seg_bounds(__global const ulong *off, const ulong nseg, const ulong cap,
@@ -54,40 +64,62 @@ inline int seg_bin(const ulong len)
 {
     if (len < 2)
         return -1;
-    if (len > SEG_TINY)
-        return len <= SEG_TILE ? SEG_GROUP_BIN : SEG_GROUP_BIN + 1;
     int b = 0;
-    while ((4ul << b) < len)
+    while ((2ul << b) < len && b < SEG_LARGE_BIN)
         ++b;
+    return b;
+}
+
+/* The bins of this work-item's segment (-1: none, or past the segments), and of the whole
+ * work-group summed in lh[] (local counts; every work-item reaches the barriers). Summing in
+ * local memory first leaves one global atomic per bin and work-group: one counter updated by
+ * every segment serialised seg_count and seg_scatter on GPUs (2^20 segments of 16 keys took
+ * longer than sorting them). */
+inline int seg_bin_local(__global const ulong *off, const ulong nseg, const ulong cap,
+                         __local uint *lh, uint *rank)
+{
+    const ulong i = get_global_id(0);
+    const uint t = get_local_id(0);
+    for (uint j = t; j < SEG_BINS; j += get_local_size(0))
+        lh[j] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ulong s;
+    const int b = i < nseg ? seg_bin(seg_bounds(off, nseg, cap, i, &s)) : -1;
+    if (b >= 0)
+        *rank = atomic_inc(&lh[b]);
+    barrier(CLK_LOCAL_MEM_FENCE);
     return b;
 }
 
 __kernel CLSORT_SHAPE_SEG_ITEM void seg_count(CLSORT_ARGS_SEG_BIN)
 {
-    const ulong i = get_global_id(0);
-    if (i >= nseg)
-        return;
-    ulong s;
-    const int b = seg_bin(seg_bounds(off, nseg, cap, i, &s));
-    if (b >= 0)
-        atomic_inc(&meta[b]);
+    __local uint lh[SEG_BINS];
+    uint rank = 0;
+    (void)seg_bin_local(off, nseg, cap, lh, &rank);
+    for (uint j = get_local_id(0); j < SEG_BINS; j += get_local_size(0))
+        if (lh[j])
+            atomic_add(&meta[j], lh[j]);
 }
 
-/* The order inside a bin follows the atomics; it changes which work-item sorts which segment,
- * never what is sorted. */
+/* The order inside a bin follows the atomics; it changes which work-item or work-group sorts
+ * which segment, never what is sorted. A work-group's segments of one bin stay together, so
+ * neighbours in the list are mostly neighbours in memory. */
 __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 {
-    const ulong i = get_global_id(0);
-    if (i >= nseg)
-        return;
-    ulong s;
-    const int b = seg_bin(seg_bounds(off, nseg, cap, i, &s));
-    if (b < 0)
-        return;
-    uint base = 0;
-    for (int j = 0; j < b; ++j)
-        base += meta[j];
-    meta[SEG_META + base + atomic_inc(&meta[8 + b])] = (uint)i;
+    __local uint lh[SEG_BINS], lbase[SEG_BINS];
+    uint rank = 0;
+    const int b = seg_bin_local(off, nseg, cap, lh, &rank);
+    for (uint j = get_local_id(0); j < SEG_BINS; j += get_local_size(0)) {
+        if (!lh[j])
+            continue;
+        uint base = 0;
+        for (uint i = 0; i < j; ++i)
+            base += meta[i];
+        lbase[j] = base + atomic_add(&meta[SEG_CURSORS + j], lh[j]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (b >= 0)
+        SEG_LIST(lbase[b] + rank) = (uint)get_global_id(0);
 }
 
 /* ---- Compare-exchange with the stable tiebreak --------------------------------------------
@@ -218,13 +250,13 @@ inline void tiny_sort(__global key_type *keys VALS_PARAM, const uint len, const 
 __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 {
     uint count = 0;
-    for (int b = 0; b < SEG_TINY_BINS; ++b)
+    for (int b = 0; b < SEG_TINY_LOG; ++b)
         count += meta[b];
     const uint g = get_global_id(0);
     if (g >= count)
         return;
     ulong s;
-    const uint len = (uint)seg_bounds(off, nseg, cap, meta[SEG_META + g], &s);
+    const uint len = (uint)seg_bounds(off, nseg, cap, SEG_LIST(g), &s);
 #if VAL_BYTES
 #define TINY_ARGS keys + s, vals + s, len, xf
 #else
@@ -253,6 +285,95 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #endif
 #endif
 #undef TINY_ARGS
+}
+
+/* ---- seg_sort_packed: the segments of bins [bin_first, bin_last], packed into tiles -------
+ * A tile of TILE slots (tile.cl's parameters: TILE = the packed tile, WG_SIZE = SEG_WG) holds
+ * TILE / P segments of one bin, segment j of the tile in slots [j*P, (j+1)*P), its keys first and
+ * virtual keys after them. The first log2(P) merges of bitonic_sort_tile's flip network sort
+ * every P-block of a tile independently, so one pass of the tile machinery sorts them all:
+ * merges up to LOCAL_KEYS in registers without a barrier, larger ones in groups of levels with
+ * a trip through local memory between groups. Tiles are numbered bin after bin; group g takes
+ * tiles g, g + groups, ... Only for bitonic without SEG_STABLE (the host's choice; the kernel
+ * exists in every segmented program). max_len and gpos are not used. */
+
+/* The list entry and the slot within its segment of tile slot s, for P = 2^plog slots a
+ * segment; its key (or the virtual key when the slot is padding or past the bin's end). */
+#define PACK_SLOT(s, e, r)                                                              \
+    const uint e = first + ((s) >> plog), r = (s) & ((1u << plog) - 1)
+
+__kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
+{
+    __local key_type lk[LOCAL_SLOTS];
+    LOCAL_VALS(lv, LOCAL_SLOTS);
+    key_type k[LOCAL_KEYS];
+    IF_VALS(val_type v[LOCAL_KEYS];)
+    (void)gpos;
+    (void)max_len;
+    const uint t = get_local_id(0);
+    uint bin0 = 0, ntiles = 0; /* the list index of bin_first's first entry; tiles in all */
+    for (uint b = 0; b < bin_first; ++b)
+        bin0 += meta[b];
+    for (uint b = bin_first; b <= bin_last; ++b)
+        ntiles += (meta[b] + (TILE >> (b + 1)) - 1) / (TILE >> (b + 1));
+    for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
+        /* Find the tile's bin: uniform over the work-group. */
+        uint b = bin_first, e0 = bin0, rest = tix;
+        for (;;) {
+            const uint per = TILE >> (b + 1), tb = (meta[b] + per - 1) / per;
+            if (rest < tb)
+                break;
+            rest -= tb;
+            e0 += meta[b];
+            ++b;
+        }
+        const uint plog = b + 1, per = TILE >> plog;
+        const uint first = e0 + rest * per, end = e0 + min(meta[b], (rest + 1) * per);
+        for (uint s = t; s < TILE; s += WG_SIZE) {
+            PACK_SLOT(s, e, r);
+            key_type x = KEY_VIRTUAL;
+            IF_VALS(val_type y = 0;)
+            if (e < end) {
+                ulong st;
+                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(e), &st);
+                if (r < len) {
+                    x = to_order(keys[st + r], xf);
+                    IF_VALS(y = vals[st + r];)
+                }
+            }
+            lk[LPAD(s)] = x;
+            IF_VALS(lv[LPAD(s)] = y;)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        layout cur = make_layout(t, 0, LOCAL_LOG, 0); /* contiguous: t*LOCAL_KEYS + m */
+        _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS; ++m) {
+            k[m] = lk[LAYOUT_LPOS(cur, m)];
+            IF_VALS(v[m] = lv[LAYOUT_LPOS(cur, m)];)
+        }
+        const uint kin = min(plog, (uint)LOCAL_LOG);
+        for (uint kk = 1; kk <= kin; ++kk)
+            GROUP_APPLY(k, v, kk, 1u);
+        for (uint kk = LOCAL_LOG + 1; kk <= plog; ++kk)
+            RUN_LEVELS(kk - 1, 1u);
+        /* Each work-item stores to the slots it last loaded: no barrier needed before. */
+        _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS; ++m) {
+            lk[LAYOUT_LPOS(cur, m)] = k[m];
+            IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = t; s < TILE; s += WG_SIZE) {
+            PACK_SLOT(s, e, r);
+            if (e < end) {
+                ulong st;
+                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(e), &st);
+                if (r < len) {
+                    keys[st + r] = from_order(lk[LPAD(s)], xf);
+                    IF_VALS(vals[st + r] = lv[LPAD(s)];)
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* the next tile reuses the local arrays */
+    }
 }
 
 /* ---- seg_sort_group: one work-group per segment of more than SEG_TINY keys ---------------- */
@@ -323,7 +444,7 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_group(CLSORT_ARGS_SEG_GROUP)
     const uint t = get_local_id(0);
     for (uint e = first + get_group_id(0); e < last; e += get_num_groups(0)) {
         ulong s;
-        const ulong len64 = seg_bounds(off, nseg, cap, meta[SEG_META + e], &s);
+        const ulong len64 = seg_bounds(off, nseg, cap, SEG_LIST(e), &s);
         if (len64 > max_len)
             continue; /* sorted elsewhere (host variant); max_len <= 2^31 keeps uint slots */
         const uint len = (uint)len64;

@@ -427,6 +427,36 @@ int main(void)
     buffer_case(bctx, clc, q, CLSORT_I64, 0, M_RANDOM, 0, 5, CLSORT_AUTO, 0);
     for (unsigned trial = 0; trial < (level > 0 ? 12u : 4u); ++trial)
         garbage_case(bctx, clc, q, trial);
+    /* The packed pass (seg_sort_packed), which GPUs take for every segment up to the packed
+     * tile, forced on whatever device this is and with no tiny pass: 2, 16 and 32 keys a
+     * work-item in registers (a packed tile of 2, 16 or 32 times the group size; the largest
+     * the device allows where smaller), so that PoCL checks the register and local-memory
+     * groups of levels the GPU runs. */
+    setenv("CLSORT_SEG_TINY", "0", 1);
+    static const char *const packs[3] = {"2", "16", "32"};
+    for (int pi = 0; pi < 3; ++pi) {
+        char want[32];
+        snprintf(want, sizeof want, "%lu", strtoul(packs[pi], NULL, 10) * (strcmp(info.type, "gpu") ? 64 : 256));
+        setenv("CLSORT_SEG_PACK", want, 1);
+        t_diag("packed tile up to %s keys", want);
+        host_case(ctx, CLSORT_U32, 0, M_EDGES, 60, 0, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_SPECIAL);
+        host_case(ctx, CLSORT_F32, 4, M_POWER, 30, 0, CLSORT_BITONIC,
+                  CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_SPECIAL);
+        host_case(ctx, CLSORT_I64, 8, M_RANDOM, 300, 24, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_FEW);
+        host_case(ctx, CLSORT_U32, 4, M_EQUAL, 40, 100, CLSORT_AUTO,
+                  CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_EQUAL);
+        buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 200, 40, CLSORT_AUTO, 0);
+        buffer_case(bctx, clc, q, info.has_fp64 ? CLSORT_F64 : CLSORT_U64, 8, M_HUGE, 20, 40,
+                    CLSORT_BITONIC, CLSORT_DESCENDING);
+        if (level > 0)
+            for (size_t e = 0; e < sizeof eq / sizeof *eq; ++e)
+                host_case(ctx, CLSORT_U32, 0, M_EQUAL, eq[e] > 1000 ? 4 : 50, eq[e],
+                          CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+    }
+    unsetenv("CLSORT_SEG_PACK");
+    unsetenv("CLSORT_SEG_TINY");
     clsort_destroy(bctx);
     clReleaseCommandQueue(q);
     clReleaseContext(clc);

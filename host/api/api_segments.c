@@ -53,11 +53,16 @@ static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem k
     return clsort__run_end(&run, rc);
 }
 
-/* Uploads [off[0], off[nseg]) and sorts its segments of 2..tile keys on the device, blocking;
- * writes the range back only when every launch succeeded. */
+/* Segments of the host variant for each pass of the segmented plan. */
+typedef struct seg_counts {
+    uint64_t tiny, packed, group;
+} seg_counts;
+
+/* Uploads [off[0], off[nseg]) and sorts its segments of 2..large_max keys on the device,
+ * blocking; writes the range back only when every launch succeeded. */
 static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *values,
                         size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type,
-                        clsort_algorithm algo, unsigned flags, uint64_t ntiny, uint64_t ngroup,
+                        clsort_algorithm algo, unsigned flags, const seg_counts *c,
                         uint64_t large_max)
 {
     int rc = CLSORT_OK;
@@ -93,8 +98,9 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     d.nseg = nseg;
     d.cap = total;
     d.max_len = large_max;
-    d.tiny_items = ntiny;
-    d.groups = ngroup ? clsort__seg_default_groups(ctx, ngroup) : 0;
+    d.tiny_items = c->tiny;
+    d.pack_groups = c->packed ? clsort__seg_default_groups(ctx, c->packed) : 0;
+    d.groups = c->group ? clsort__seg_default_groups(ctx, c->group) : 0;
     d.meta_slot = 2;
     d.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
     CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
@@ -166,17 +172,23 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     }
     const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
     const unsigned tiny = clsort__seg_tiny(ctx);
-    const uint64_t large_max = clsort__seg_large_max(ctx, tile, (flags & CLSORT_STABLE) != 0);
-    uint64_t ntiny = 0, ngroup = 0, nlarge = 0;
+    const int stable = (flags & CLSORT_STABLE) != 0;
+    const uint64_t large_max = clsort__seg_large_max(ctx, tile, stable);
+    /* The passes' split (plan.c makes the same from the same functions): tiny segments one a
+     * work-item, up to the packed tile packed, up to large_max one a work-group. */
+    const unsigned pack =
+        clsort__seg_pack_tile(ctx, type, vs, tiny, stable, seg_algo(algo) == CLSORT_BITONIC);
+    seg_counts c = {0, 0, 0};
+    uint64_t nlarge = 0;
     for (size_t i = 0; i < nseg; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
-        ntiny += len >= 2 && len <= tiny;
-        ngroup += len > tiny && len <= large_max;
+        c.tiny += len >= 2 && len <= tiny;
+        c.packed += len > tiny && len <= pack;
+        c.group += len > tiny && len > pack && len <= large_max;
         nlarge += len > large_max;
     }
-    if (ntiny || ngroup)
-        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, ntiny, ngroup,
-                          large_max);
+    if (c.tiny || c.packed || c.group)
+        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, &c, large_max);
     if (rc == CLSORT_OK && nlarge)
         *large_out = (unsigned)large_max;
     return rc;
@@ -305,6 +317,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.cap = cap;
     d.max_len = 0; /* every length: nothing is sorted elsewhere */
     d.tiny_items = nseg;
+    d.pack_groups = clsort__seg_default_groups(ctx, nseg);
     d.groups = clsort__seg_default_groups(ctx, nseg);
     d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
     d.gpos_slot = 2;

@@ -108,10 +108,14 @@ typedef struct clsort__seg_plan {
     uint64_t nseg, cap;
     unsigned tile;              /* SEG_TILE: keys one work-group sorts in local memory */
     unsigned wg;                /* SEG_WG: work-items of seg_sort_group */
-    unsigned tiny_log;          /* SEG_TINY_LOG: segments up to 2^tiny_log keys, one a work-item */
+    unsigned tiny_log;          /* SEG_TINY_LOG: segments up to 2^tiny_log keys, one a work-item
+                                 * (0: no tiny pass) */
+    unsigned pack_tile;         /* TILE of seg_sort_packed (0: no packed pass) */
+    unsigned pack_log;          /* log2(pack_tile): the first bin the group pass takes */
     int stable;                 /* SEG_STABLE: pairs whose equal keys keep their order */
     uint64_t max_len;           /* the longest segment sorted here (longer: sorted elsewhere) */
     uint64_t tiny_items;        /* upper bound on the tiny segments (work-items), 0: none */
+    uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
     uint64_t groups;            /* work-groups for the group pass, 0: none */
     int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
     int need_gpos;              /* stable pairs with segments above the tile: global positions */

@@ -5,6 +5,9 @@
  * launches them like every other sort's. */
 #include "segments.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #ifndef TINY_CPU
 #define TINY_CPU 128u
 #endif
@@ -22,11 +25,47 @@ unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_
 
 unsigned clsort__seg_tiny(const clsort_ctx *ctx)
 {
-    /* GPUs keep a tiny segment's keys and values in registers: 32 of each at most. PoCL
-     * vectorises work-items across SIMD lanes and loses far more per work-group barrier than to
-     * spilled private arrays, so one work-item per segment pays up to TINY_CPU keys
-     * (docs/perf.md). */
-    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) ? 32u : TINY_CPU;
+    /* CLSORT_SEG_TINY (0, 32, 64 or 128) overrides, for measurements. GPUs sort every segment
+     * up to the packed tile in packed tiles (coalesced through local memory; one work-item a
+     * segment reads a segment's keys with a stride across the warp). PoCL vectorises
+     * work-items across SIMD lanes and loses far more per work-group barrier than to spilled
+     * private arrays, so one work-item per segment pays up to TINY_CPU keys (docs/perf.md). */
+    const char *env = getenv("CLSORT_SEG_TINY");
+    if (env && (!strcmp(env, "0") || !strcmp(env, "32") || !strcmp(env, "64") ||
+                !strcmp(env, "128")))
+        return (unsigned)atoi(env);
+    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) ? 0u : TINY_CPU;
+}
+
+unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size,
+                               unsigned tiny, int stable, int bitonic)
+{
+    if (stable || !bitonic)
+        return 0;
+    /* CLSORT_SEG_PACK overrides, for tests and measurements: 0 for no packed pass, else the
+     * largest packed tile wanted (a power of two; any device). Measured on PoCL (2 cores, 2^20
+     * u32 keys, 2026-11-26): segments of 512-2048 keys took 15-30% longer packed than one a
+     * work-group (the group pass's loops vectorise there), so CPUs keep the group pass. */
+    const char *env = getenv("CLSORT_SEG_PACK");
+    const unsigned long want = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (env && *env && want == 0)
+        return 0;
+    if (!want && !(ctx->dev.type & CL_DEVICE_TYPE_GPU))
+        return 0;
+    /* The whole local memory but a margin (one group a time is enough: the tile's levels run
+     * in registers between the trips), padding included (tile.cl's LOCAL_SLOTS); at most 32
+     * and at least 2 keys a work-item (tile.cl's LOCAL_LOG 1..5); at most the largest bin. */
+    const size_t per_key = clsort_type_size(type) + value_size;
+    const unsigned wg = clsort__seg_wg(ctx, clsort__seg_tile(ctx, type, value_size, 0));
+    unsigned pack = 1u << CLSORT__SEG_LARGE_BIN;
+    while (pack > 2 * wg &&
+           (pack / wg > 32 || (want && pack > want) ||
+            (pack + pack / 32 + 1) * per_key + 1024 > ctx->dev.local_mem))
+        pack >>= 1;
+    if (pack / wg > 32 || pack < 2 * wg || pack <= tiny ||
+        (pack + pack / 32 + 1) * per_key + 1024 > ctx->dev.local_mem)
+        return 0;
+    return pack;
 }
 
 uint64_t clsort__seg_large_max(const clsort_ctx *ctx, unsigned tile, int stable)

@@ -5,16 +5,24 @@
 
 #include "core.h"
 
-/* Counters ahead of the bin list in the meta buffer (kernels/segmented.cl, SEG_META). */
-#define CLSORT__SEG_META 16
+/* Counters ahead of the bin list in the meta buffer (kernels/segmented.cl, SEG_META), and the
+ * bin of the segments longer than 4096 keys (SEG_LARGE_BIN). */
+#define CLSORT__SEG_META 32
+#define CLSORT__SEG_LARGE_BIN 12
 
 /* Keys that one work-group sorts in local memory for this key type, value size and stability:
  * at most 4096, a power of two that fits the device's local memory. */
 unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size, int stable);
 /* Work-items of a group of the group pass (SEG_WG) for that tile. */
 unsigned clsort__seg_wg(const clsort_ctx *ctx, unsigned tile);
-/* Segments up to this many keys are sorted by one work-item each (SEG_TINY, 32 to 128). */
+/* Segments up to this many keys are sorted by one work-item each (SEG_TINY: 0 for none, or 32
+ * to 128). */
 unsigned clsort__seg_tiny(const clsort_ctx *ctx);
+/* The packed tile (TILE of seg_sort_packed): segments longer than tiny and up to this many keys
+ * are packed several to a work-group's tile; 0 when the packed pass is not used (stable pairs,
+ * networks other than bitonic, or no tile shape for this group size). */
+unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size,
+                               unsigned tiny, int stable, int bitonic);
 /* The longest segment the host variant sorts in the segmented passes (above: the normal path):
  * the tile today. Longer ones here would run in global memory (and, with CLSORT_STABLE pairs,
  * need global positions: a fifth scratch buffer). */

@@ -74,6 +74,17 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
 /* What the segmented and top-k plans share: one launch dimension (count 1; their kernels find
  * their segments or rows themselves), 64-bit indices, and the variant of an explicit network
  * (the API checked algo, type and value_size). */
+/* log2 of a power of two. */
+static unsigned log2_floor(unsigned x)
+{
+    unsigned l = 0;
+    while (x > 1) {
+        x >>= 1;
+        ++l;
+    }
+    return l;
+}
+
 static void plan_program(clsort__program_id program, clsort_algorithm algo, clsort_type type,
                          size_t value_size, unsigned flags, uint64_t n, clsort__plan *plan)
 {
@@ -101,10 +112,14 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
     sg->tile = clsort__seg_tile(ctx, desc->type, desc->value_size, stable);
     sg->wg = clsort__seg_wg(ctx, sg->tile);
     const unsigned tiny = clsort__seg_tiny(ctx);
-    sg->tiny_log = tiny == 128 ? 7 : tiny == 64 ? 6 : 5;
+    sg->tiny_log = tiny == 128 ? 7 : tiny == 64 ? 6 : tiny == 32 ? 5 : 0;
+    sg->pack_tile = clsort__seg_pack_tile(ctx, desc->type, desc->value_size, tiny, stable,
+                                          desc->algo == CLSORT_BITONIC);
+    sg->pack_log = sg->pack_tile ? log2_floor(sg->pack_tile) : 0;
     sg->stable = stable;
     sg->max_len = desc->max_len ? desc->max_len : (uint64_t)1 << 31;
     sg->tiny_items = desc->tiny_items;
+    sg->pack_groups = sg->pack_tile ? desc->pack_groups : 0;
     sg->groups = desc->groups;
     sg->meta_slot = desc->meta_slot;
     sg->gpos_slot = desc->gpos_slot;

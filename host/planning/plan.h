@@ -27,6 +27,7 @@ typedef struct clsort__seg_desc {
     uint64_t nseg, cap;         /* segments, and the elements the buffers hold */
     uint64_t max_len;           /* the longest segment sorted here; 0: every length */
     uint64_t tiny_items;        /* upper bound on the tiny segments, 0: none */
+    uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
     uint64_t groups;            /* work-groups for the group pass, 0: none */
     int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
 } clsort__seg_desc;

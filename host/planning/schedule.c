@@ -7,6 +7,7 @@
 #include "schedule.h"
 
 #include "kernels.h"
+#include "segments.h"
 
 #include <string.h>
 
@@ -187,20 +188,25 @@ static int schedule_transposition(uint64_t n, const clsort_params *p, clsort__em
 }
 
 /* The segmented sort (kernels/segmented.cl): zero the bin counters, bin the segments by length
- * (count, then scatter into the list), then each bin once: the tiny segments one a work-item,
- * the rest one a work-group. Depends only on (nseg, the bounds given, the shape). */
+ * (count, then scatter into the list), then each range of bins once: the tiny segments (bins
+ * below tiny_log) one a work-item, those up to the packed tile (bins tiny_log .. pack_log - 1)
+ * packed into tiles, the rest (up to the bin of those above 4096 keys) one a work-group.
+ * Depends only on (nseg, the bounds given, the shape). */
 static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, void *user)
 {
     const clsort__step zero = {.kernel = CLSORT__NKERNELS, .op = CLSORT__OP_ZERO_COUNTERS};
     EMIT(zero);
     EMIT(step(CLSORT__K_seg_count, sg->nseg, 0, 0, 0));
     EMIT(step(CLSORT__K_seg_scatter, sg->nseg, 0, 0, 0));
-    if (sg->tiny_items)
+    if (sg->tiny_items && sg->tiny_log)
         EMIT(step(CLSORT__K_seg_sort_tiny, sg->tiny_items, 0, 0, 0));
-    /* The group pass takes the bins above the tiny ones: up to SEG_TILE keys, and longer. */
-    const cl_uint group_bin = sg->tiny_log - 1;
+    if (sg->pack_groups && sg->pack_log > sg->tiny_log)
+        EMIT(step(CLSORT__K_seg_sort_packed, sg->pack_groups * sg->wg, 2, sg->tiny_log,
+                  sg->pack_log - 1));
+    const cl_uint group_bin = sg->pack_tile ? sg->pack_log : sg->tiny_log;
     if (sg->groups)
-        EMIT(step(CLSORT__K_seg_sort_group, sg->groups * sg->wg, 2, group_bin, group_bin + 1));
+        EMIT(step(CLSORT__K_seg_sort_group, sg->groups * sg->wg, 2, group_bin,
+                  CLSORT__SEG_LARGE_BIN));
     return CLSORT_OK;
 }
 
