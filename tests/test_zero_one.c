@@ -85,6 +85,53 @@ static long exhaustive(clsort_algorithm algo, unsigned n, unsigned flags, uint32
     return bad;
 }
 
+/* The segmented sort's networks (tiny, packed and group passes, by length): every 0/1 input of
+ * every length 1..max_n as its own segment, all in one clsort_sort_segments call, so that one
+ * launch of each pass holds every bin up to 2^max_n. Returns the wrong segments, -1 on failure. */
+static long exhaustive_segments(clsort_algorithm algo, unsigned max_n, unsigned flags)
+{
+    size_t nseg = 0, total = 0;
+    for (unsigned n = 1; n <= max_n; ++n) {
+        nseg += (size_t)1 << n;
+        total += ((size_t)1 << n) * n;
+    }
+    uint32_t *keys = t_xmalloc(total * sizeof *keys);
+    uint64_t *off = t_xmalloc((nseg + 1) * sizeof *off);
+    size_t s = 0, at = 0;
+    off[0] = 0;
+    for (unsigned n = 1; n <= max_n; ++n)
+        for (size_t j = 0; j < ((size_t)1 << n); ++j) {
+            for (unsigned i = 0; i < n; ++i)
+                keys[at + i] = (uint32_t)(j >> i) & 1;
+            at += n;
+            off[++s] = at;
+        }
+    const int rc = clsort_sort_segments(ctx, keys, NULL, 0, off, nseg, CLSORT_U32, algo,
+                                        flags | CLSORT_NO_HOST_FALLBACK);
+    long bad = 0;
+    if (rc != CLSORT_OK) {
+        t_diag("clsort_sort_segments returned %s: %s", clsort_status_name(rc),
+               clsort_last_error(ctx));
+        bad = -1;
+    }
+    const int desc = (flags & CLSORT_DESCENDING) != 0;
+    s = 0;
+    for (unsigned n = 1; n <= max_n && bad >= 0; ++n)
+        for (size_t j = 0; j < ((size_t)1 << n); ++j, ++s) {
+            const unsigned ones = (unsigned)popcount32((uint32_t)j);
+            const uint32_t *out = keys + off[s];
+            int ok = 1;
+            for (unsigned i = 0; i < n; ++i)
+                if (out[i] != (uint32_t)(desc ? (i < ones) : (i >= n - ones)))
+                    ok = 0;
+            if (!ok && bad++ == 0)
+                t_diag("segment of n=%u, input %zu, sorted wrong", n, j);
+        }
+    free(keys);
+    free(off);
+    return bad;
+}
+
 /* Random 0/1 inputs at larger n with clsort_sort; returns the number of failed cases. */
 static unsigned random_zero_one(clsort_algorithm algo, unsigned flags, size_t max_n,
                                 unsigned salt)
@@ -240,6 +287,32 @@ int main(void)
              dir ? "desc" : "asc", max_n);
     }
     free(keys);
+    /* The segmented passes: each network as the device picks its passes, then bitonic with the
+     * packed pass forced (no tiny pass; 2, 16 and 32 keys a work-item on a CPU's group of 64 or
+     * a GPU's of 256), as GPUs run it. */
+    {
+        clsort_device_info info;
+        clsort_get_device_info(ctx, &info);
+        const unsigned wg = strcmp(info.type, "gpu") ? 64 : 256;
+        static const unsigned per_item[4] = {0, 2, 16, 32};
+        for (int pi = 0; pi < 4; ++pi)
+            for (size_t ni = 0; ni < (pi ? 1 : sizeof networks / sizeof *networks); ++ni)
+                for (unsigned dir = 0; dir < 2; ++dir) {
+                    char pack[32];
+                    snprintf(pack, sizeof pack, "%u", per_item[pi] * wg);
+                    if (pi) {
+                        setenv("CLSORT_SEG_TINY", "0", 1);
+                        setenv("CLSORT_SEG_PACK", pack, 1);
+                    }
+                    const long b = exhaustive_segments(networks[ni], max_n,
+                                                       dir ? CLSORT_DESCENDING : 0);
+                    unsetenv("CLSORT_SEG_TINY");
+                    unsetenv("CLSORT_SEG_PACK");
+                    t_ok(b == 0, "segments, %s%s%s %s: every 0/1 input of every length 1..%u",
+                         t_algo_name(networks[ni]), pi ? ", packed tile up to " : "",
+                         pi ? pack : "", dir ? "desc" : "asc", max_n);
+                }
+    }
     test_random_batches();
     clsort_destroy(ctx);
     return t_done();

@@ -183,7 +183,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     for (size_t i = 0; i < nseg; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
         c.tiny += len >= 2 && len <= tiny;
-        c.packed += len > tiny && len <= pack;
+        c.packed += len >= 2 && len > tiny && len <= pack;
         c.group += len > tiny && len > pack && len <= large_max;
         nlarge += len > large_max;
     }
