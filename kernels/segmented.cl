@@ -297,15 +297,25 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * tiles g, g + groups, ... Only for bitonic without SEG_STABLE (the host's choice; the kernel
  * exists in every segmented program). max_len and gpos are not used. */
 
-/* The list entry and the slot within its segment of tile slot s, for P = 2^plog slots a
- * segment; its key (or the virtual key when the slot is padding or past the bin's end). */
-#define PACK_SLOT(s, e, r)                                                              \
-    const uint e = first + ((s) >> plog), r = (s) & ((1u << plog) - 1)
+/* Segments a tile holds at most: TILE / 8, so that their bounds fit beside the keys in local
+ * memory (host/execution/segments.c counts them in); bins of 2 and 4 keys fill a tile only in
+ * part. */
+#define PACK_SEGS (TILE / 8)
+
+/* Segments of the bin with P = 2^(b+1) slots in one tile. */
+inline uint pack_per_tile(const uint b)
+{
+    return min((uint)TILE >> (b + 1), (uint)PACK_SEGS);
+}
 
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[LOCAL_SLOTS];
     LOCAL_VALS(lv, LOCAL_SLOTS);
+    /* The bounds of the tile's segments, each computed once: every slot's load and store then
+     * reads them from here, not the list and two offsets from global memory. */
+    __local ulong lstart[PACK_SEGS];
+    __local uint llen[PACK_SEGS];
     key_type k[LOCAL_KEYS];
     IF_VALS(val_type v[LOCAL_KEYS];)
     (void)gpos;
@@ -315,31 +325,34 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     for (uint b = 0; b < bin_first; ++b)
         bin0 += meta[b];
     for (uint b = bin_first; b <= bin_last; ++b)
-        ntiles += (meta[b] + (TILE >> (b + 1)) - 1) / (TILE >> (b + 1));
+        ntiles += (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
     for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;
         for (;;) {
-            const uint per = TILE >> (b + 1), tb = (meta[b] + per - 1) / per;
+            const uint tb = (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
             if (rest < tb)
                 break;
             rest -= tb;
             e0 += meta[b];
             ++b;
         }
-        const uint plog = b + 1, per = TILE >> plog;
-        const uint first = e0 + rest * per, end = e0 + min(meta[b], (rest + 1) * per);
+        const uint plog = b + 1, per = pack_per_tile(b);
+        const uint first = e0 + rest * per, nt = min(meta[b] - rest * per, per);
+        for (uint j = t; j < nt; j += WG_SIZE) {
+            ulong st;
+            /* Bins hold lengths up to 4096 here: a uint is enough. */
+            llen[j] = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
+            lstart[j] = st;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
         for (uint s = t; s < TILE; s += WG_SIZE) {
-            PACK_SLOT(s, e, r);
+            const uint j = s >> plog, r = s & ((1u << plog) - 1);
             key_type x = KEY_VIRTUAL;
             IF_VALS(val_type y = 0;)
-            if (e < end) {
-                ulong st;
-                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(e), &st);
-                if (r < len) {
-                    x = to_order(keys[st + r], xf);
-                    IF_VALS(y = vals[st + r];)
-                }
+            if (j < nt && r < llen[j]) {
+                x = to_order(keys[lstart[j] + r], xf);
+                IF_VALS(y = vals[lstart[j] + r];)
             }
             lk[LPAD(s)] = x;
             IF_VALS(lv[LPAD(s)] = y;)
@@ -362,14 +375,10 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint s = t; s < TILE; s += WG_SIZE) {
-            PACK_SLOT(s, e, r);
-            if (e < end) {
-                ulong st;
-                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(e), &st);
-                if (r < len) {
-                    keys[st + r] = from_order(lk[LPAD(s)], xf);
-                    IF_VALS(vals[st + r] = lv[LPAD(s)];)
-                }
+            const uint j = s >> plog, r = s & ((1u << plog) - 1);
+            if (j < nt && r < llen[j]) {
+                keys[lstart[j] + r] = from_order(lk[LPAD(s)], xf);
+                IF_VALS(vals[lstart[j] + r] = lv[LPAD(s)];)
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the next tile reuses the local arrays */
@@ -419,6 +428,53 @@ inline void global_seg_cmpx(__global key_type *gk, GV_PARAM __global uint *gq, c
         gq[a] = pb;
         gq[b] = pa;
 #endif
+    }
+}
+
+#if VAL_BYTES
+#define LV_ARG , lv
+#define LV_PARAM , __local val_type *lv
+#else
+#define LV_ARG
+#define LV_PARAM
+#endif
+
+/* For each aligned chunk of SEG_TILE slots of a large segment (keys in memory order at gk,
+ * len of them): with sort, the bitonic merges of sizes 2..SEG_TILE; else the half-cleaner levels
+ * of strides top..1 (the tail of a larger merge). In local memory, the slots past len virtual;
+ * the comparators depend on len alone. The caller's barriers order the global levels around. */
+inline void large_chunks(__global key_type *gk, GV_PARAM const uint len, const uint xf,
+                         __local key_type *lk LV_PARAM, const uint top, const int sort)
+{
+    const uint t = get_local_id(0);
+    for (uint c0 = 0; c0 < len; c0 += SEG_TILE) {
+        const uint clen = min((uint)SEG_TILE, len - c0);
+        for (uint m = t; m < SEG_TILE; m += SEG_WG) {
+            lk[m] = m < clen ? to_order(gk[c0 + m], xf) : KEY_VIRTUAL;
+#if VAL_BYTES
+            lv[m] = m < clen ? gv[c0 + m] : 0;
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        const uint len = clen; /* LOCAL_OP skips comparators past the chunk's keys */
+        if (sort) {
+            SEG_BITONIC_LEVELS(SEG_TILE, t, SEG_WG, LOCAL_OP, barrier(CLK_LOCAL_MEM_FENCE))
+        } else {
+            for (uint st = top; st > 0; st >>= 1) {
+                for (uint c = t; c < SEG_TILE / 2; c += SEG_WG) {
+                    const uint a = ((c & ~(st - 1)) << 1) | (c & (st - 1));
+                    LOCAL_OP(a, a + st);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+        for (uint m = t; m < clen; m += SEG_WG) {
+            gk[c0 + m] = from_order(lk[m], xf);
+#if VAL_BYTES
+            gv[c0 + m] = lv[m];
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
 }
 
@@ -483,7 +539,28 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_group(CLSORT_ARGS_SEG_GROUP)
                 gq[m] = m;
             barrier(CLK_GLOBAL_MEM_FENCE);
 #endif
+#if SEG_NET == 1 || SEG_STABLE
             SEG_GROUP_LEVELS(P, t, SEG_WG, GLOBAL_OP, barrier(CLK_GLOBAL_MEM_FENCE))
+#else
+            /* Bitonic, not stable: only the levels with strides of SEG_TILE and more run in
+             * global memory. The merges up to SEG_TILE and the strides below SEG_TILE of every
+             * larger merge stay inside aligned chunks of SEG_TILE slots, so they run chunk by
+             * chunk in local memory (the flip form's later levels pair a with a + stride): one
+             * global pass per large stride instead of one per level. */
+            (void)gq;
+            large_chunks(gk, GV_ARG len, xf, lk LV_ARG, SEG_TILE, 1);
+            for (uint sz = 2 * SEG_TILE; sz <= P; sz <<= 1) {
+                for (uint st = sz >> 1; st >= SEG_TILE; st >>= 1) {
+                    for (uint c = t; c < P / 2; c += SEG_WG) {
+                        const uint a = ((c & ~(st - 1)) << 1) | (c & (st - 1));
+                        const uint b = st == sz >> 1 ? a ^ (sz - 1) : a + st;
+                        GLOBAL_OP(a, b);
+                    }
+                    barrier(CLK_GLOBAL_MEM_FENCE);
+                }
+                large_chunks(gk, GV_ARG len, xf, lk LV_ARG, SEG_TILE >> 1, 0);
+            }
+#endif
         }
     }
 }

@@ -53,18 +53,20 @@ unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t v
     if (!want && !(ctx->dev.type & CL_DEVICE_TYPE_GPU))
         return 0;
     /* The whole local memory but a margin (one group a time is enough: the tile's levels run
-     * in registers between the trips), padding included (tile.cl's LOCAL_SLOTS); at most 32
-     * and at least 2 keys a work-item (tile.cl's LOCAL_LOG 1..5); at most the largest bin. */
+     * in registers between the trips): the keys and values with tile.cl's padding
+     * (LOCAL_SLOTS), and the bounds of up to pack / 8 segments (PACK_SEGS: 8 + 4 bytes each);
+     * at most 32 and at least 2 keys a work-item (tile.cl's LOCAL_LOG 1..5); at most the
+     * largest bin. */
     const size_t per_key = clsort_type_size(type) + value_size;
     const unsigned wg = clsort__seg_wg(ctx, clsort__seg_tile(ctx, type, value_size, 0));
     unsigned pack = 1u << CLSORT__SEG_LARGE_BIN;
-    while (pack > 2 * wg &&
-           (pack / wg > 32 || (want && pack > want) ||
-            (pack + pack / 32 + 1) * per_key + 1024 > ctx->dev.local_mem))
+#define PACK_LOCAL(p) (((size_t)(p) + (p) / 32 + 1) * per_key + (size_t)(p) / 8 * 12 + 1024)
+    while (pack > 2 * wg && (pack / wg > 32 || (want && pack > want) ||
+                             PACK_LOCAL(pack) > ctx->dev.local_mem))
         pack >>= 1;
-    if (pack / wg > 32 || pack < 2 * wg || pack <= tiny ||
-        (pack + pack / 32 + 1) * per_key + 1024 > ctx->dev.local_mem)
+    if (pack / wg > 32 || pack < 2 * wg || pack <= tiny || PACK_LOCAL(pack) > ctx->dev.local_mem)
         return 0;
+#undef PACK_LOCAL
     return pack;
 }
 
