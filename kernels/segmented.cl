@@ -442,7 +442,10 @@ inline void global_seg_cmpx(__global key_type *gk, GV_PARAM __global uint *gq, c
 /* For each aligned chunk of SEG_TILE slots of a large segment (keys in memory order at gk,
  * len of them): with sort, the bitonic merges of sizes 2..SEG_TILE; else the half-cleaner levels
  * of strides top..1 (the tail of a larger merge). In local memory, the slots past len virtual;
- * the comparators depend on len alone. The caller's barriers order the global levels around. */
+ * the comparators depend on len alone. The caller's barriers order the global levels around.
+ * Bitonic without SEG_STABLE only (the positions of stable large segments live in global
+ * memory). */
+#if SEG_NET != 1 && !SEG_STABLE
 inline void large_chunks(__global key_type *gk, GV_PARAM const uint len, const uint xf,
                          __local key_type *lk LV_PARAM, const uint top, const int sort)
 {
@@ -477,6 +480,7 @@ inline void large_chunks(__global key_type *gk, GV_PARAM const uint len, const u
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
 }
+#endif
 
 /* Sorts the segments of bins [bin_first, bin_last] of the list that hold at most max_len keys;
  * group g takes entries g, g + groups, ... so that any number of groups covers the bins. gpos (SEG_STABLE, large
