@@ -872,14 +872,20 @@ _queue_contexts = {}  # cl_command_queue address -> Context made with Context.fr
 
 def queue_context(queue):
     """The Context that sorts device arrays of a pyopencl.CommandQueue: one per queue, made on
-    first use with clsort_create_with_queue and closed when the queue object is collected."""
+    first use with clsort_create_with_queue and closed when the queue object is collected (with
+    PyOpenCL 2025 and later, whose queues take no weak references: at exit)."""
     key = queue.int_ptr
     with _defaults_lock:
         ctx = _queue_contexts.get(key)
         if ctx is None or ctx.closed:
             ctx = _queue_contexts[key] = Context.from_queue(queue)
             # The library retains the queue, so its address cannot be reused while ctx lives.
-            weakref.finalize(queue, _forget_queue, key)
+            try:
+                weakref.finalize(queue, _forget_queue, key)
+            except TypeError:
+                # PyOpenCL 2025 and later (nanobind) make queues that take no weak references:
+                # the context then lives until exit, one per queue ever used.
+                pass
         return ctx
 
 
