@@ -265,8 +265,17 @@ if command -v script >/dev/null 2>&1; then
     check "-c with a terminal on stdout checks" grep -q "rc=0" tty.out
     # Progress by default on a terminal only once the job has run for about a second: a quick
     # sort shows nothing there, --progress shows its stages at once.
+    # The claim holds only for a job that took under a second: on a loaded machine (make
+    # check-gpu runs eight programs at once beside a driver's first context) this one can take
+    # longer, and then progress is right to appear.
+    t0=$(date +%s%N)
     script -qc "'$CLSORT' -o tty.sorted tty.bin" /dev/null >tty.out 2>&1 </dev/null
-    check "a quick sort on a terminal shows no progress" sh -c "! grep -q 'reading\\|sorting' tty.out"
+    t1=$(date +%s%N)
+    if [ $(( (t1 - t0) / 1000000 )) -lt 800 ]; then
+        check "a quick sort on a terminal shows no progress" sh -c "! grep -q 'reading\\|sorting' tty.out"
+    else
+        n=$((n + 1)); echo "ok $n # SKIP a quick sort on a terminal: took $(( (t1 - t0) / 1000000 )) ms here, not quick"
+    fi
     script -qc "'$CLSORT' --progress -o tty.sorted tty.bin" /dev/null >tty.out 2>&1 </dev/null
     check "--progress on a terminal shows the stages" sh -c "grep -q 'reading' tty.out && grep -q 'sorting' tty.out"
 else
