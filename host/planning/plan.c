@@ -71,9 +71,6 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
     clsort__build_options(plan);
 }
 
-/* What the segmented and top-k plans share: one launch dimension (count 1; their kernels find
- * their segments or rows themselves), 64-bit indices, and the variant of an explicit network
- * (the API checked algo, type and value_size). */
 /* log2 of a power of two. */
 static unsigned log2_floor(unsigned x)
 {
@@ -85,6 +82,9 @@ static unsigned log2_floor(unsigned x)
     return l;
 }
 
+/* What the segmented and top-k plans share: one launch dimension (count 1; their kernels find
+ * their segments or rows themselves), 64-bit indices, and the variant of an explicit network
+ * (the API checked algo, type and value_size). */
 static void plan_program(clsort__program_id program, clsort_algorithm algo, clsort_type type,
                          size_t value_size, unsigned flags, uint64_t n, clsort__plan *plan)
 {
