@@ -3,7 +3,7 @@
  *
  * Passes (one launch each, scheduled by host/planning/schedule.c):
  *   seg_count       one work-item per segment: counts the segments of each length bin (bin b
- *                   holds lengths in (2^b, 2^(b+1)]; the last, longer than SEG_TILE), a
+ *                   holds lengths in (2^b, 2^(b+1)]; the last, longer than 4096), a
  *                   work-group's counts summed in local memory first
  *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
  *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
@@ -289,7 +289,8 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 
 /* ---- seg_sort_packed: the segments of bins [bin_first, bin_last], packed into tiles -------
  * A tile of TILE slots (tile.cl's parameters: TILE = the packed tile, WG_SIZE = SEG_WG) holds
- * TILE / P segments of one bin, segment j of the tile in slots [j*P, (j+1)*P), its keys first and
+ * up to TILE / P segments of one bin (at most PACK_SEGS), segment j of the tile in slots
+ * [j*P, (j+1)*P), its keys first and
  * virtual keys after them. The first log2(P) merges of bitonic_sort_tile's flip network sort
  * every P-block of a tile independently, so one pass of the tile machinery sorts them all:
  * merges up to LOCAL_KEYS in registers without a barrier, larger ones in groups of levels with
