@@ -433,10 +433,10 @@ int main(void)
      * the device allows where smaller), so that PoCL checks the register and local-memory
      * groups of levels the GPU runs. */
     setenv("CLSORT_SEG_TINY", "0", 1);
-    static const char *const packs[3] = {"2", "16", "32"};
+    static const unsigned per_item[3] = {2, 16, 32};
     for (int pi = 0; pi < 3; ++pi) {
         char want[32];
-        snprintf(want, sizeof want, "%lu", strtoul(packs[pi], NULL, 10) * (strcmp(info.type, "gpu") ? 64 : 256));
+        snprintf(want, sizeof want, "%u", per_item[pi] * (strcmp(info.type, "gpu") ? 64 : 256));
         setenv("CLSORT_SEG_PACK", want, 1);
         t_diag("packed tile up to %s keys", want);
         host_case(ctx, CLSORT_U32, 0, M_EDGES, 60, 0, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,

@@ -23,9 +23,7 @@ static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int ha
     const int rc = clsort__check_sort_kind(ctx, fn, type, algo, flags, value_size, have_values);
     if (rc != CLSORT_OK)
         return rc;
-    /* The device list numbers segments with 32-bit indices (the header's limit, from when 16
-     * counters came first in 32-bit addressing; the kernels address the list in 64 bits). */
-    if ((uint64_t)nseg >= ((uint64_t)1 << 32) - 17)
+    if ((uint64_t)nseg >= CLSORT__SEG_NSEG_LIMIT)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED, "%s: nseg = %zu segments (at most 2^32 - 17)",
                             fn, nseg);
     return clsort__check_fp64(ctx, fn, type);

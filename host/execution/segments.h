@@ -9,6 +9,9 @@
  * bin of the segments longer than 4096 keys (SEG_LARGE_BIN). */
 #define CLSORT__SEG_META 32
 #define CLSORT__SEG_LARGE_BIN 12
+/* Segments one call takes at most, exclusive (include/clsort.h says 2^32 - 17): the list holds
+ * 32-bit segment indices. */
+#define CLSORT__SEG_NSEG_LIMIT (((uint64_t)1 << 32) - 17)
 
 /* Keys that one work-group sorts in local memory for this key type, value size and stability:
  * at most 4096, a power of two that fits the device's local memory. */
