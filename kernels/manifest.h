@@ -168,6 +168,7 @@
     X(seg_sort_packed, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
     X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                      \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
+    X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                   \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)
 
 #endif /* CLSORT_MANIFEST_H */

@@ -13,6 +13,8 @@
  *                smallest, min(A[i], B[K-1-i]) followed by a bitonic merge, until one block per
  *                row span of P items is left; writes that block to the output (first k) or to
  *                the next pass's items.
+ *   topk_stream  (GPUs, long rows, K <= 32) the first pass: each work-item keeps the K smallest
+ *                of the keys it reads as a sorted block in registers, and writes that block.
  *   topk_global  one comparator per work-item in global memory: a level of a bitonic sort of
  *                whole rows, for the full-sort path of k above TK_TILE / 2.
  * Every comparator, load and store depends only on (n, rows, k, the pass's arguments), never
@@ -427,6 +429,143 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
         }
     }
 #endif
+}
+
+/* ---- topk_stream: the first pass over long rows, in registers (GPU shape) ----------------------
+ * A work-group takes a span of TK_WG * P keys of one row (P, the keys a work-item takes, a
+ * multiple of K); work-item t reads positions span + (c + s) * TK_WG + t, coalesced across the
+ * group. It keeps the K smallest items it has seen as a sorted block in registers: every K keys
+ * read are sorted by the flip-form bitonic network (section 1) and halved against the block,
+ * min(R[i], W[K-1-i]) followed by the block's half-cleaners, as topk_tile halves in local
+ * memory. No barrier and no local memory: the pass runs at the speed of the reads, and writes
+ * one sorted block of K per work-item (m_out = tiles_per_row * TK_WG * K items a row) for
+ * topk_tile's halving passes. K is the build's TK_STREAM_K, so every register index is a
+ * constant after unrolling (a private array indexed at run time would live in memory); the
+ * host builds the program with TK_STREAM_K = K when it schedules this pass, 1 otherwise. */
+#ifndef TK_STREAM_K
+#define TK_STREAM_K 1
+#endif
+#if TK_PACKED
+#define TS_DECL(X) ulong X##t[TK_STREAM_K]; IF_VALS(val_type X##v[TK_STREAM_K];)
+#define TS_SET(X, s, key, idx) (X##t[s] = ((ulong)(key) << 32) | (ulong)(idx))
+#define TS_KEY(X, s) ((key_type)(X##t[s] >> 32))
+#define TS_IDX(X, s) ((tk_idx)X##t[s])
+/* Compare-exchange of slots a < b of block X: the smaller item to a. */
+#define TS_CX(X, a, b)                                                 \
+    do {                                                               \
+        const ulong x_ = X##t[a], y_ = X##t[b];                        \
+        IF_VALS(const bool sw_ = y_ < x_; const val_type va_ = X##v[a]; \
+                X##v[a] = sw_ ? X##v[b] : va_; X##v[b] = sw_ ? va_ : X##v[b];) \
+        X##t[a] = min(x_, y_);                                         \
+        X##t[b] = max(x_, y_);                                         \
+    } while (0)
+/* The smaller of X[a] and Y[b] to X[a]. */
+#define TS_MIN(X, a, Y, b)                                             \
+    do {                                                               \
+        const ulong x_ = X##t[a], y_ = Y##t[b];                        \
+        IF_VALS(X##v[a] = y_ < x_ ? Y##v[b] : X##v[a];)                \
+        X##t[a] = min(x_, y_);                                         \
+    } while (0)
+#else
+#define TS_DECL(X) key_type X##k[TK_STREAM_K]; tk_idx X##i[TK_STREAM_K]; \
+    IF_VALS(val_type X##v[TK_STREAM_K];)
+#define TS_SET(X, s, key, idx) (X##k[s] = (key), X##i[s] = (idx))
+#define TS_KEY(X, s) (X##k[s])
+#define TS_IDX(X, s) (X##i[s])
+#define TS_CX(X, a, b)                                                 \
+    do {                                                               \
+        const key_type ka_ = X##k[a], kb_ = X##k[b];                   \
+        const tk_idx ia_ = X##i[a], ib_ = X##i[b];                     \
+        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
+        X##k[a] = sw_ ? kb_ : ka_;                                     \
+        X##k[b] = sw_ ? ka_ : kb_;                                     \
+        X##i[a] = sw_ ? ib_ : ia_;                                     \
+        X##i[b] = sw_ ? ia_ : ib_;                                     \
+        IF_VALS(const val_type va_ = X##v[a], vb_ = X##v[b];           \
+                X##v[a] = sw_ ? vb_ : va_; X##v[b] = sw_ ? va_ : vb_;) \
+    } while (0)
+#define TS_MIN(X, a, Y, b)                                             \
+    do {                                                               \
+        const key_type ka_ = X##k[a], kb_ = Y##k[b];                   \
+        const tk_idx ia_ = X##i[a], ib_ = Y##i[b];                     \
+        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
+        X##k[a] = sw_ ? kb_ : ka_;                                     \
+        X##i[a] = sw_ ? ib_ : ia_;                                     \
+        IF_VALS(X##v[a] = sw_ ? Y##v[b] : X##v[a];)                    \
+    } while (0)
+#endif
+
+/* In: the caller's rows (m keys each). P: keys a work-item reads (a multiple of K);
+ * tiles_per_row: spans of TK_WG * P a row. Out: the items at row * m_out + (span * TK_WG + t) *
+ * K, sorted blocks of K. */
+__kernel CLSORT_SHAPE_TOPK void topk_stream(CLSORT_ARGS_TOPK_TILE)
+{
+    (void)ik; (void)ii; (void)iv; (void)out_keys; (void)out_vals; (void)k; (void)mode;
+    if (K != TK_STREAM_K) /* the host builds with TK_STREAM_K = K; never taken */
+        return;
+    const ulong g = get_group_id(0), row = g / tiles_per_row, span = g - row * tiles_per_row;
+    const uint t = get_local_id(0);
+    const ulong first = span * (ulong)TK_WG * P;
+    const int whole = first + (ulong)TK_WG * P <= m; /* uniform: no position past the row */
+    __global const key_type *src = keys + row * m;
+    IF_VALS(__global const tk_val *vsrc = vals + row * m;)
+    TS_DECL(R_)
+    TS_DECL(W_)
+#pragma unroll
+    for (uint s = 0; s < TK_STREAM_K; ++s) {
+        TS_SET(R_, s, KEY_VIRTUAL, TK_IDX_VIRTUAL);
+        IF_VALS(R_v[s] = 0;)
+    }
+    for (uint c = 0; c < P; c += TK_STREAM_K) {
+#pragma unroll
+        for (uint s = 0; s < TK_STREAM_K; ++s) {
+            const ulong pos = first + (ulong)(c + s) * TK_WG + t;
+            key_type key = KEY_VIRTUAL;
+            tk_idx idx = TK_IDX_VIRTUAL;
+            IF_VALS(val_type val = 0;)
+            if (whole || pos < m) {
+                key = to_order(src[pos], xf);
+                idx = (tk_idx)pos;
+                IF_VALS(val = vsrc[pos];)
+            }
+            TS_SET(W_, s, key, idx);
+            IF_VALS(W_v[s] = val;)
+        }
+        /* Sort the K keys read (every merge: the flip, then half-cleaners). */
+#pragma unroll
+        for (uint sz = 2; sz <= TK_STREAM_K; sz <<= 1) {
+#pragma unroll
+            for (uint g0 = 0; g0 < TK_STREAM_K; g0 += sz)
+#pragma unroll
+                for (uint i = 0; i < sz / 2; ++i)
+                    TS_CX(W_, g0 + i, g0 + sz - 1u - i);
+#pragma unroll
+            for (uint j = sz / 4; j > 0; j >>= 1)
+#pragma unroll
+                for (uint g0 = 0; g0 < TK_STREAM_K; g0 += 2u * j)
+#pragma unroll
+                    for (uint i = g0; i < g0 + j; ++i)
+                        TS_CX(W_, i, i + j);
+        }
+        /* Halve against the block kept so far, and merge the bitonic result. */
+#pragma unroll
+        for (uint i = 0; i < TK_STREAM_K; ++i)
+            TS_MIN(R_, i, W_, TK_STREAM_K - 1u - i);
+#pragma unroll
+        for (uint j = TK_STREAM_K / 2; j > 0; j >>= 1)
+#pragma unroll
+            for (uint g0 = 0; g0 < TK_STREAM_K; g0 += 2u * j)
+#pragma unroll
+                for (uint i = g0; i < g0 + j; ++i)
+                    TS_CX(R_, i, i + j);
+    }
+    const ulong at = row * m_out + (span * TK_WG + t) * TK_STREAM_K;
+#pragma unroll
+    for (uint i = 0; i < TK_STREAM_K; ++i) {
+        ok[at + i] = TS_KEY(R_, i);
+        oi[at + i] = TS_IDX(R_, i);
+        IF_VALS(ov[at + i] = R_v[i];)
+    }
 }
 
 /* One level of a bitonic sort of every row of m items (m a power of two) in global memory:

@@ -230,12 +230,17 @@ int main(void)
             free(seg_first[a][b]);
 
     /* Top-k: the network in one pass (many short rows) and in several (rows longer than a
-     * tile), and the full sort of each row (k above the network's reach). */
+     * tile), the full sort of each row (k above the network's reach), and the GPUs' stream pass
+     * of long rows in registers (forced here with CLSORT_TOPK_STREAM, in the GPU shape). */
     static const size_t tk_shapes[][3] = {{50, 100, 10}, {2, 20000, 8}, {2, 20000, 64},
-                                          {1, 5000, 3000}};
-    char *tk_first[4] = {NULL};
-    for (int si = 0; si < 4; ++si) {
+                                          {1, 5000, 3000}, {3, 20000, 16}};
+    char *tk_first[5] = {NULL};
+    for (int si = 0; si < 5; ++si) {
         const clsort_type type = si & 1 ? CLSORT_U64 : CLSORT_F32;
+        if (si == 4) {
+            setenv("CLSORT_TOPK_STREAM", "64", 1);
+            setenv("CLSORT_TOPK_WG", "16", 1);
+        }
         topk_rows = tk_shapes[si][0];
         topk_k = tk_shapes[si][2];
         const size_t n = tk_shapes[si][0] * tk_shapes[si][1];
@@ -271,12 +276,16 @@ int main(void)
         tk_first[si] = ref;
         free(keys);
     }
+    unsetenv("CLSORT_TOPK_STREAM");
+    unsetenv("CLSORT_TOPK_WG");
     topk_k = 0;
+    t_ok(tk_first[4] && strstr(tk_first[4], "topk_stream") != NULL,
+         "topk: the forced stream pass is in the launch sequence");
     t_ok(tk_first[1] && tk_first[2] && strcmp(tk_first[1], tk_first[2]) != 0,
          "topk: the sequences differ between k = 8 and k = 64");
     if (tk_first[3])
         t_diag("topk, full sort of each row:\n# %.600s", tk_first[3]);
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < 5; ++i)
         free(tk_first[i]);
     unlink(trace_path);
     clsort_destroy(ctx);

@@ -4,7 +4,8 @@
  * few-distinct keys), NaNs and -0.0 (the special keys), one row and many, rows longer than a tile
  * (several passes), k past the network's reach (the full sort), no values, values of 4 and 8
  * bytes, indices as uint32 and uint64; both shapes of the tile pass (one work-item a tile, and
- * work-groups of 16 with barriers: CLSORT_TOPK_WG); tiny tiles (CLSORT_TOPK_TILE: many passes,
+ * work-groups of 16 with barriers: CLSORT_TOPK_WG); the stream pass of long rows at forced sizes
+ * (CLSORT_TOPK_STREAM); tiny tiles (CLSORT_TOPK_TILE: many passes,
  * many global levels); the _buffer form behind a wait list; every error case, with the outputs
  * untouched. */
 #include "test_util.h"
@@ -303,6 +304,39 @@ int main(void)
         run_case(type, dists[si % (sizeof dists / sizeof *dists)], (int)(si & 1), shapes[si][1],
                  shapes[si][0], shapes[si][2], o[0], (size_t)o[1], 0);
     }
+    /* topk_stream, the GPUs' first pass over long rows (each work-item's K smallest in
+     * registers), forced with CLSORT_TOPK_STREAM = P keys a work-item: P == K (one chunk), a
+     * row shorter than one span, spans that end inside a row, K at the limits (32 for u32 and
+     * f32 with 32-bit indices or none, 16 with values or 64-bit keys), every output kind. */
+    static const struct {
+        const char *p;
+        clsort_type type;
+        t_dist dist;
+        size_t n, rows, k;
+        int out;
+        size_t vs;
+    } streams[] = {
+        {"1", CLSORT_U32, T_RANDOM, 5000, 3, 1, OUT_INDEX, 4},
+        {"8", CLSORT_F32, T_SPECIAL, 20000, 2, 8, OUT_INDEX, 4},
+        {"32", CLSORT_U32, T_FEW, 40000, 1, 32, OUT_NONE, 0},
+        {"32", CLSORT_I32, T_EQUAL, 3001, 4, 17, OUT_INDEX, 8},
+        {"64", CLSORT_F32, T_RANDOM, 100000, 1, 25, OUT_INDEX, 4},
+        {"256", CLSORT_U32, T_REVERSED, 70000, 2, 32, OUT_INDEX, 4},
+        {"1024", CLSORT_I32, T_SORTED, 9000, 3, 5, OUT_NONE, 0},
+        {"16", CLSORT_F32, T_FEW, 30000, 2, 16, OUT_VALUES, 4},
+        {"64", CLSORT_U64, T_RANDOM, 20000, 2, 16, OUT_INDEX, 4},
+        {"32", CLSORT_F64, T_SPECIAL, 12345, 3, 9, OUT_VALUES, 8},
+        {"16", CLSORT_I64, T_EQUAL, 5000, 5, 3, OUT_INDEX, 8},
+    };
+    for (int wi = 0; wi < 2; ++wi) {
+        setenv("CLSORT_TOPK_WG", wi ? "16" : "1", 1);
+        for (size_t i = 0; i < sizeof streams / sizeof *streams; ++i) {
+            setenv("CLSORT_TOPK_STREAM", streams[i].p, 1);
+            run_case(streams[i].type, streams[i].dist, (int)((i + wi) & 1), streams[i].n,
+                     streams[i].rows, streams[i].k, streams[i].out, streams[i].vs, (int)(i == 2));
+        }
+    }
+    unsetenv("CLSORT_TOPK_STREAM");
     setenv("CLSORT_TOPK_WG", "1", 1);
     run_case(CLSORT_F32, T_SPECIAL, 1, 3000, 5, 40, OUT_VALUES, 8, 0);
     run_case(CLSORT_U64, T_FEW, 0, 20000, 2, 300, OUT_INDEX, 4, 0);

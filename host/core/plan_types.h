@@ -130,6 +130,8 @@ typedef struct clsort__topk_plan {
     int idx_bits;               /* TK_IDX_BITS: 32 or 64, the items' index width */
     int out;                    /* TK_OUT: out_vals gets 0 nothing, 1 values, 4 / 8 indices */
     int network;                /* 1: the top-k network (k <= tile / 2), 0: full sort of rows */
+    unsigned stream;            /* keys a work-item of topk_stream reads, 0: no stream pass */
+    unsigned stream_k;          /* TK_STREAM_K: K when there is a stream pass */
     uint64_t items[3];          /* [1], [2]: items the two item buffers hold (0: none) */
 } clsort__topk_plan;
 

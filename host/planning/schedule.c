@@ -277,6 +277,27 @@ static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *u
         uint64_t m = n;
         int from = 0, to = 1;
         unsigned mode = TK_FROM_INPUT | TK_SORT;
+        if (tp->stream) {
+            /* topk_stream: each work-item's K smallest of the tp->stream keys it reads, as
+             * sorted blocks of K for the halving passes below. */
+            memset(&a, 0, sizeof a);
+            a.from = 0;
+            a.to = 1;
+            a.P = tp->stream;
+            a.K = (cl_uint)K;
+            a.m = n;
+            a.tiles_per_row = ceil_div(n, (uint64_t)tp->wg * tp->stream);
+            a.m_out = a.tiles_per_row * tp->wg * K;
+            a.mode = TK_FROM_INPUT;
+            clsort__step s = step(CLSORT__K_topk_stream, rows * a.tiles_per_row * tp->wg, 2,
+                                  a.K, a.P);
+            s.tk = a;
+            EMIT(s);
+            m = a.m_out;
+            from = 1;
+            to = 2;
+            mode = 0;
+        }
         for (;;) {
             const uint64_t N = clsort__next_pow2(m);
             const int final = N <= T;
