@@ -329,7 +329,9 @@ CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem 
  *  blocks of K = the power of two >= k in local memory and halves them, pair by pair, to the K
  *  smallest, until one block per row is left. That needs two blocks in a tile: k up to half the
  *  tile that fits the device's local memory (docs/kernels.md), 1024 for 32-bit keys with indices
- *  on a GPU with 48 KiB, 2048 on PoCL, less for 64-bit keys with values. Above it each row is
+ *  on a GPU with 48 KiB, 2048 on PoCL, less for 64-bit keys with values. On GPUs, rows longer
+ *  than a tile with k up to 32 (16 for 64-bit keys or carried values) are first read once by a
+ *  pass that keeps each work-item's K smallest in registers. Above it each row is
  *  sorted in full by a bitonic network (a stable segmented sort, the same comparator) and the
  *  first k are copied out. Both paths are data-oblivious: the memory accesses depend only on
  *  (n, rows, k, type, value_size) (docs/security.md). Always on the device: there is no host
