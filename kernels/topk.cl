@@ -495,6 +495,57 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
     } while (0)
 #endif
 
+/* The levels on a block of TK_STREAM_K registers, each written out with constant arguments: every
+ * loop below has a constant trip count and constant bounds, so the compiler unrolls it and every
+ * register index is a constant. (Loops over sz <<= 1 were not unrolled by NVIDIA's compiler: the
+ * arrays went to memory and the pass ran 2-3x slower than topk_tile, H100 2026-11-26.) */
+#define TS_FLIP(X, sz)                                                 \
+    _Pragma("unroll") for (uint c_ = 0; c_ < TK_STREAM_K / 2; ++c_) {  \
+        const uint g_ = c_ / ((sz) / 2u), i_ = c_ % ((sz) / 2u);       \
+        TS_CX(X, g_ * (sz) + i_, g_ * (sz) + (sz) - 1u - i_);          \
+    }
+#define TS_HALF(X, j)                                                  \
+    _Pragma("unroll") for (uint c_ = 0; c_ < TK_STREAM_K / 2; ++c_) {  \
+        const uint a_ = ((c_ & ~((j) - 1u)) << 1) | (c_ & ((j) - 1u)); \
+        TS_CX(X, a_, a_ + (j));                                        \
+    }
+/* Half-cleaners TK_STREAM_K / 2 .. 1: sorts a bitonic block. */
+#if TK_STREAM_K >= 32
+#define TS_CLEAN(X) TS_HALF(X, 16u) TS_HALF(X, 8u) TS_HALF(X, 4u) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#elif TK_STREAM_K >= 16
+#define TS_CLEAN(X) TS_HALF(X, 8u) TS_HALF(X, 4u) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#elif TK_STREAM_K >= 8
+#define TS_CLEAN(X) TS_HALF(X, 4u) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#elif TK_STREAM_K >= 4
+#define TS_CLEAN(X) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#elif TK_STREAM_K >= 2
+#define TS_CLEAN(X) TS_HALF(X, 1u)
+#else
+#define TS_CLEAN(X)
+#endif
+/* The flip-form bitonic sort of a block: merges of 2, 4, .., TK_STREAM_K. */
+#define TS_SORT2(X) TS_FLIP(X, 2u)
+#define TS_SORT4(X) TS_SORT2(X) TS_FLIP(X, 4u) TS_HALF(X, 1u)
+#define TS_SORT8(X) TS_SORT4(X) TS_FLIP(X, 8u) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#define TS_SORT16(X) TS_SORT8(X) TS_FLIP(X, 16u) TS_HALF(X, 4u) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#define TS_SORT32(X) \
+    TS_SORT16(X) TS_FLIP(X, 32u) TS_HALF(X, 8u) TS_HALF(X, 4u) TS_HALF(X, 2u) TS_HALF(X, 1u)
+#if TK_STREAM_K == 32
+#define TS_SORT(X) TS_SORT32(X)
+#elif TK_STREAM_K == 16
+#define TS_SORT(X) TS_SORT16(X)
+#elif TK_STREAM_K == 8
+#define TS_SORT(X) TS_SORT8(X)
+#elif TK_STREAM_K == 4
+#define TS_SORT(X) TS_SORT4(X)
+#elif TK_STREAM_K == 2
+#define TS_SORT(X) TS_SORT2(X)
+#elif TK_STREAM_K == 1
+#define TS_SORT(X)
+#else
+#error "TK_STREAM_K must be a power of two up to 32"
+#endif
+
 /* In: the caller's rows (m keys each). P: keys a work-item reads (a multiple of K);
  * tiles_per_row: spans of TK_WG * P a row. Out: the items at row * m_out + (span * TK_WG + t) *
  * K, sorted blocks of K. */
@@ -531,33 +582,13 @@ __kernel CLSORT_SHAPE_TOPK void topk_stream(CLSORT_ARGS_TOPK_TILE)
             TS_SET(W_, s, key, idx);
             IF_VALS(W_v[s] = val;)
         }
-        /* Sort the K keys read (every merge: the flip, then half-cleaners). */
-#pragma unroll
-        for (uint sz = 2; sz <= TK_STREAM_K; sz <<= 1) {
-#pragma unroll
-            for (uint g0 = 0; g0 < TK_STREAM_K; g0 += sz)
-#pragma unroll
-                for (uint i = 0; i < sz / 2; ++i)
-                    TS_CX(W_, g0 + i, g0 + sz - 1u - i);
-#pragma unroll
-            for (uint j = sz / 4; j > 0; j >>= 1)
-#pragma unroll
-                for (uint g0 = 0; g0 < TK_STREAM_K; g0 += 2u * j)
-#pragma unroll
-                    for (uint i = g0; i < g0 + j; ++i)
-                        TS_CX(W_, i, i + j);
-        }
-        /* Halve against the block kept so far, and merge the bitonic result. */
+        /* Sort the K keys read (every merge: the flip, then half-cleaners), then halve them
+         * against the block kept so far and merge the bitonic result. */
+        TS_SORT(W_);
 #pragma unroll
         for (uint i = 0; i < TK_STREAM_K; ++i)
             TS_MIN(R_, i, W_, TK_STREAM_K - 1u - i);
-#pragma unroll
-        for (uint j = TK_STREAM_K / 2; j > 0; j >>= 1)
-#pragma unroll
-            for (uint g0 = 0; g0 < TK_STREAM_K; g0 += 2u * j)
-#pragma unroll
-                for (uint i = g0; i < g0 + j; ++i)
-                    TS_CX(R_, i, i + j);
+        TS_CLEAN(R_);
     }
     const ulong at = row * m_out + (span * TK_WG + t) * TK_STREAM_K;
 #pragma unroll
