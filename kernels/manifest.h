@@ -114,13 +114,15 @@
  * group, a work-group a (virtual) tile always; GLOBAL: any group size (the host picks 256, fewer
  * if the kernel allows fewer);
  * SEG_ITEM: any group size (64 or fewer); SEG_GROUP: exactly SEG_WG work-items a group;
- * TOPK: exactly TK_WG work-items a group, a work-group a tile of TK_TILE items. */
+ * TOPK: exactly TK_WG work-items a group, a work-group a tile of TK_TILE items; TOPK_STREAM:
+ * exactly TK_STREAM_WG work-items a group, a work-group a span of a row. */
 #define CLSORT_SHAPE_TILE __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GROUP __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GLOBAL
 #define CLSORT_SHAPE_SEG_ITEM
 #define CLSORT_SHAPE_SEG_GROUP __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
+#define CLSORT_SHAPE_TOPK_STREAM __attribute__((reqd_work_group_size(TK_STREAM_WG, 1, 1)))
 
 /* ---- Kernels ----------------------------------------------------------------------------------
  * X(name, programs, args, shape, when): programs is a set of CLSORT_IN_*; args a CLSORT_ARGS_*
@@ -168,7 +170,7 @@
     X(seg_sort_packed, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
     X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                      \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
-    X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                   \
+    X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)
 
 #endif /* CLSORT_MANIFEST_H */

@@ -432,18 +432,22 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
 }
 
 /* ---- topk_stream: the first pass over long rows, in registers (GPU shape) ----------------------
- * A work-group takes a span of TK_WG * P keys of one row (P, the keys a work-item takes, a
- * multiple of K); work-item t reads positions span + (c + s) * TK_WG + t, coalesced across the
+ * A work-group takes a span of TK_STREAM_WG * P keys of one row (P, the keys a work-item takes,
+ * a multiple of K); work-item t reads positions span + (c + s) * TK_STREAM_WG + t, coalesced across the
  * group. It keeps the K smallest items it has seen as a sorted block in registers: every K keys
  * read are sorted by the flip-form bitonic network (section 1) and halved against the block,
  * min(R[i], W[K-1-i]) followed by the block's half-cleaners, as topk_tile halves in local
  * memory. No barrier and no local memory: the pass runs at the speed of the reads, and writes
- * one sorted block of K per work-item (m_out = tiles_per_row * TK_WG * K items a row) for
+ * one sorted block of K per work-item (m_out = tiles_per_row * TK_STREAM_WG * K items a row) for
  * topk_tile's halving passes. K is the build's TK_STREAM_K, so every register index is a
  * constant after unrolling (a private array indexed at run time would live in memory); the
- * host builds the program with TK_STREAM_K = K when it schedules this pass, 1 otherwise. */
+ * host builds the program with TK_STREAM_K = K and its group size TK_STREAM_WG when it
+ * schedules this pass, 1 otherwise. */
 #ifndef TK_STREAM_K
 #define TK_STREAM_K 1
+#endif
+#ifndef TK_STREAM_WG
+#define TK_STREAM_WG 1       /* work-items of topk_stream (the host sets it with TK_STREAM_K) */
 #endif
 #if TK_PACKED
 #define TS_DECL(X) ulong X##t[TK_STREAM_K]; IF_VALS(val_type X##v[TK_STREAM_K];)
@@ -547,17 +551,17 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
 #endif
 
 /* In: the caller's rows (m keys each). P: keys a work-item reads (a multiple of K);
- * tiles_per_row: spans of TK_WG * P a row. Out: the items at row * m_out + (span * TK_WG + t) *
- * K, sorted blocks of K. */
-__kernel CLSORT_SHAPE_TOPK void topk_stream(CLSORT_ARGS_TOPK_TILE)
+ * tiles_per_row: spans of TK_STREAM_WG * P a row. Out: the items at row * m_out + (span *
+ * TK_STREAM_WG + t) * K, sorted blocks of K. */
+__kernel CLSORT_SHAPE_TOPK_STREAM void topk_stream(CLSORT_ARGS_TOPK_TILE)
 {
     (void)ik; (void)ii; (void)iv; (void)out_keys; (void)out_vals; (void)k; (void)mode;
     if (K != TK_STREAM_K) /* the host builds with TK_STREAM_K = K; never taken */
         return;
     const ulong g = get_group_id(0), row = g / tiles_per_row, span = g - row * tiles_per_row;
     const uint t = get_local_id(0);
-    const ulong first = span * (ulong)TK_WG * P;
-    const int whole = first + (ulong)TK_WG * P <= m; /* uniform: no position past the row */
+    const ulong first = span * (ulong)TK_STREAM_WG * P;
+    const int whole = first + (ulong)TK_STREAM_WG * P <= m; /* uniform: no position past the row */
     __global const key_type *src = keys + row * m;
     IF_VALS(__global const tk_val *vsrc = vals + row * m;)
     TS_DECL(R_)
@@ -570,7 +574,7 @@ __kernel CLSORT_SHAPE_TOPK void topk_stream(CLSORT_ARGS_TOPK_TILE)
     for (uint c = 0; c < P; c += TK_STREAM_K) {
 #pragma unroll
         for (uint s = 0; s < TK_STREAM_K; ++s) {
-            const ulong pos = first + (ulong)(c + s) * TK_WG + t;
+            const ulong pos = first + (ulong)(c + s) * TK_STREAM_WG + t;
             key_type key = KEY_VIRTUAL;
             tk_idx idx = TK_IDX_VIRTUAL;
             IF_VALS(val_type val = 0;)
@@ -590,7 +594,7 @@ __kernel CLSORT_SHAPE_TOPK void topk_stream(CLSORT_ARGS_TOPK_TILE)
             TS_MIN(R_, i, W_, TK_STREAM_K - 1u - i);
         TS_CLEAN(R_);
     }
-    const ulong at = row * m_out + (span * TK_WG + t) * TK_STREAM_K;
+    const ulong at = row * m_out + (span * TK_STREAM_WG + t) * TK_STREAM_K;
 #pragma unroll
     for (uint i = 0; i < TK_STREAM_K; ++i) {
         ok[at + i] = TS_KEY(R_, i);

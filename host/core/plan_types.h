@@ -47,7 +47,8 @@ typedef enum clsort__shape {
     CLSORT__SHAPE_GLOBAL,   /* any group size: 256 or what the kernel allows */
     CLSORT__SHAPE_SEG_ITEM, /* any group size: 64 or what the kernel allows */
     CLSORT__SHAPE_SEG_GROUP, /* exactly SEG_WG work-items a group */
-    CLSORT__SHAPE_TOPK      /* exactly TK_WG work-items a group */
+    CLSORT__SHAPE_TOPK,     /* exactly TK_WG work-items a group */
+    CLSORT__SHAPE_TOPK_STREAM /* exactly TK_STREAM_WG work-items a group */
 } clsort__shape;
 
 /* One row of the manifest's kernel table (host/core/kernels.c). */
@@ -132,6 +133,7 @@ typedef struct clsort__topk_plan {
     int network;                /* 1: the top-k network (k <= tile / 2), 0: full sort of rows */
     unsigned stream;            /* keys a work-item of topk_stream reads, 0: no stream pass */
     unsigned stream_k;          /* TK_STREAM_K: K when there is a stream pass */
+    unsigned stream_wg;         /* TK_STREAM_WG: work-items of topk_stream */
     uint64_t items[3];          /* [1], [2]: items the two item buffers hold (0: none) */
 } clsort__topk_plan;
 

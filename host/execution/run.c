@@ -156,11 +156,14 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
     case CLSORT__SHAPE_TILE:
     case CLSORT__SHAPE_GROUP:
     case CLSORT__SHAPE_SEG_GROUP:
-    case CLSORT__SHAPE_TOPK: {
-        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG) work-items. */
+    case CLSORT__SHAPE_TOPK:
+    case CLSORT__SHAPE_TOPK_STREAM: {
+        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG, TK_STREAM_WG) work-items. */
         const int seg = info->shape == CLSORT__SHAPE_SEG_GROUP;
-        const int topk = info->shape == CLSORT__SHAPE_TOPK;
-        const unsigned wg = seg    ? st->plan->seg.wg
+        const int topk = info->shape == CLSORT__SHAPE_TOPK ||
+                         info->shape == CLSORT__SHAPE_TOPK_STREAM;
+        const unsigned wg = seg ? st->plan->seg.wg
+                            : info->shape == CLSORT__SHAPE_TOPK_STREAM ? st->plan->topk.stream_wg
                             : topk ? st->plan->topk.wg
                                    : st->plan->params->wg_size;
         if (kmax < wg)

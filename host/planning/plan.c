@@ -188,40 +188,48 @@ static unsigned topk_wg(const clsort_ctx *ctx, unsigned T)
     return wg;
 }
 
-/* Keys a work-item of topk_stream reads (kernels/topk.cl), 0 for no stream pass. The pass keeps
- * K items in registers twice over (the block and the keys just read), so it is for the GPU shape
- * (TK_WG > 1), K up to 32 (16 with values carried or 64-bit items), and rows longer than a tile,
- * whose first topk_tile pass would otherwise sort and halve every key in local memory with a
- * barrier a level. P: enough spans for about 1024 work-groups over all rows, at least 8K (each
- * work-item then writes one item for every 8 it reads), at most 1024, and no more than a row
- * needs; below 4K (rows of a few thousand keys) the pass is not worth it. CLSORT_TOPK_STREAM
- * (tests, experiments, read at each call): 0 no stream pass, else that P (a power of two >= K),
- * on any shape where K fits. */
-static unsigned topk_stream(const clsort_ctx *ctx, const clsort__topk_plan *tp,
-                            const clsort__topk_desc *desc)
+/* The stream pass of long rows (kernels/topk.cl topk_stream): keys a work-item reads (P) and
+ * work-items a group, or none (stream 0). The pass keeps K items in registers twice over (the
+ * block and the keys just read), so it is for the GPU shape (TK_WG > 1), K up to 32 (16 with
+ * values carried or 64-bit items), and rows longer than a tile, whose first topk_tile pass would
+ * otherwise sort and halve every key in local memory with a barrier a level. P = 16 K (at least
+ * 128, at most 1024): the fastest in a sweep of P = 32 .. 2048 on the H200 for k = 1, 8 and 32
+ * on 1 x 2^24 and 2^6 x 2^18 keys (docs/perf.md, "Top-k"); the group is TK_WG work-items, or
+ * fewer where a row is shorter than TK_WG * P (down to 32), and P is cut to what a row needs.
+ * Below 4 K keys a work-item (each writes one item for every 4 it reads) the pass is skipped.
+ * CLSORT_TOPK_STREAM (tests, experiments, read at each call): 0 no stream pass, else that P (a
+ * power of two >= K) on any shape where K fits, in groups of TK_WG. */
+static void topk_stream(const clsort__topk_desc *desc, clsort__topk_plan *tp)
 {
-    (void)ctx;
     const uint64_t K = clsort__next_pow2(desc->k), n = desc->n;
     const int narrow = tp->idx_bits == 32 && clsort_type_size(desc->type) == 4 &&
                        desc->value_size == 0;
+    tp->stream = 0;
+    tp->stream_k = (unsigned)K;
+    tp->stream_wg = tp->wg;
     if (!tp->network || K > (narrow ? 32u : 16u) || desc->rows == 0)
-        return 0;
+        return;
     const char *env = getenv("CLSORT_TOPK_STREAM");
     if (env && *env) {
         const unsigned long v = strtoul(env, NULL, 10);
-        return v >= K && v <= 65536 && !(v & (v - 1)) ? (unsigned)v : 0;
+        tp->stream = v >= K && v <= 65536 && !(v & (v - 1)) ? (unsigned)v : 0;
+        return;
     }
     if (tp->wg == 1 || n <= tp->tile)
-        return 0;
-    uint64_t total = desc->rows * n / tp->wg / 1024, p = 1;
-    while (p * 2 <= total && p < 1024)
-        p *= 2;
-    if (p < 8 * K)
-        p = 8 * K;
-    const uint64_t per_item = clsort__next_pow2((n + tp->wg - 1) / tp->wg);
+        return;
+    uint64_t p = 16 * K < 128 ? 128 : 16 * K;
+    if (p > 1024)
+        p = 1024;
+    unsigned wg = tp->wg;
+    while (wg > 32 && (uint64_t)wg * p > n)
+        wg >>= 1;
+    const uint64_t per_item = clsort__next_pow2((n + wg - 1) / wg);
     if (p > per_item)
         p = per_item;
-    return p >= 4 * K ? (unsigned)p : 0;
+    if (p >= 4 * K) {
+        tp->stream = (unsigned)p;
+        tp->stream_wg = wg;
+    }
 }
 
 /* Records in the plan how many items each item buffer must hold: the most any launch writes
@@ -251,8 +259,7 @@ void clsort__plan_topk(const clsort_ctx *ctx, const clsort__topk_desc *desc, cls
     tp->tile = topk_tile(ctx, desc->type, desc->value_size, desc->n);
     tp->wg = topk_wg(ctx, tp->tile);
     tp->network = clsort__next_pow2(desc->k) <= tp->tile / 2;
-    tp->stream = topk_stream(ctx, tp, desc);
-    tp->stream_k = tp->stream ? (unsigned)clsort__next_pow2(desc->k) : 0;
+    topk_stream(desc, tp);
     plan->empty = desc->rows == 0;
     if (plan->empty)
         return;

@@ -286,11 +286,11 @@ static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *u
             a.P = tp->stream;
             a.K = (cl_uint)K;
             a.m = n;
-            a.tiles_per_row = ceil_div(n, (uint64_t)tp->wg * tp->stream);
-            a.m_out = a.tiles_per_row * tp->wg * K;
+            a.tiles_per_row = ceil_div(n, (uint64_t)tp->stream_wg * tp->stream);
+            a.m_out = a.tiles_per_row * tp->stream_wg * K;
             a.mode = TK_FROM_INPUT;
-            clsort__step s = step(CLSORT__K_topk_stream, rows * a.tiles_per_row * tp->wg, 2,
-                                  a.K, a.P);
+            clsort__step s = step(CLSORT__K_topk_stream, rows * a.tiles_per_row * tp->stream_wg,
+                                  2, a.K, a.P);
             s.tk = a;
             EMIT(s);
             m = a.m_out;
