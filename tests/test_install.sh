@@ -9,6 +9,10 @@
 # Environment: BUILD (default build); CLSORT_DEVICE (default cpu). Skipped under the sanitizers
 # (CLSORT_TEST_SAN): an instrumented library does not link into plain programs.
 BUILD=${BUILD:-build}
+# The checks are about installed copies: a caller's PYTHONPATH or CLSORT_LIBRARY pointing at the
+# source tree (as python/bench.py runs) would make them find the tree instead (check-gpu on the
+# H200, 2026-11-26). The checks that test CLSORT_LIBRARY set it themselves.
+unset PYTHONPATH CLSORT_LIBRARY
 CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
 export CLSORT_DEVICE
 cd "$(dirname "$0")/.." || exit 2

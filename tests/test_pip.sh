@@ -10,6 +10,10 @@
 # (default cpu); PYTHON (default /usr/bin/python3, Debian's, which has numpy). Skipped when no
 # python3 with numpy, venv and pip is found, and under the sanitizers (CLSORT_TEST_SAN).
 BUILD=${BUILD:-build}
+# The checks are about installed copies: a caller's PYTHONPATH or CLSORT_LIBRARY pointing at the
+# source tree (as python/bench.py runs) would make them find the tree instead (check-gpu on the
+# H200, 2026-11-26). The checks that test CLSORT_LIBRARY set it themselves.
+unset PYTHONPATH CLSORT_LIBRARY
 CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
 export CLSORT_DEVICE
 # pip runs the backend in place: no __pycache__ may appear in the source tree.
