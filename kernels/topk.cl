@@ -74,24 +74,32 @@ typedef uint tk_out;
  * is all ones either way. */
 #define TK_PACKED 1
 #define TK_LOCALS() __local ulong lt[TK_TILE]
-#define TK_SET(s, key, idx) (lt[s] = ((ulong)(key) << 32) | (ulong)(idx))
-#define TK_KEY(s) ((key_type)(lt[s] >> 32))
-#define TK_IDX(s) ((tk_idx)lt[s])
-#define TK_CMPX(a, b)                                                  \
+#define TK_SET_IN(X, s, key, idx) (X##t[s] = ((ulong)(key) << 32) | (ulong)(idx))
+#define TK_KEY_IN(X, s) ((key_type)(X##t[s] >> 32))
+#define TK_IDX_IN(X, s) ((tk_idx)X##t[s])
+/* The items of an array set X: X##t (packed items) and X##v (values): the local tile `l`
+ * (lt, lv) or a register block of topk_stream. TK_CX: compare-exchange of slots a < b, the
+ * smaller item to a. TK_MIN_OF: the smaller of X[a] and Y[b] to X[a] (the halving step). */
+#define TK_CX(X, a, b)                                                 \
     do {                                                               \
-        const ulong x_ = lt[a], y_ = lt[b];                            \
-        IF_VALS(const val_type va_ = lv[a], vb_ = lv[b];               \
+        const ulong x_ = X##t[a], y_ = X##t[b];                        \
+        IF_VALS(const val_type va_ = X##v[a], vb_ = X##v[b];           \
                 const bool sw_ = y_ < x_;                              \
-                lv[a] = sw_ ? vb_ : va_; lv[b] = sw_ ? va_ : vb_;)     \
-        lt[a] = min(x_, y_);                                           \
-        lt[b] = max(x_, y_);                                           \
+                X##v[a] = sw_ ? vb_ : va_; X##v[b] = sw_ ? va_ : vb_;) \
+        X##t[a] = min(x_, y_);                                         \
+        X##t[b] = max(x_, y_);                                         \
     } while (0)
-#define TK_MIN(a, b)                                                   \
+#define TK_MIN_OF(X, a, Y, b)                                          \
     do {                                                               \
-        const ulong x_ = lt[a], y_ = lt[b];                            \
-        IF_VALS(lv[a] = y_ < x_ ? lv[b] : lv[a];)                      \
-        lt[a] = min(x_, y_);                                           \
+        const ulong x_ = X##t[a], y_ = Y##t[b];                        \
+        IF_VALS(X##v[a] = y_ < x_ ? Y##v[b] : X##v[a];)                \
+        X##t[a] = min(x_, y_);                                         \
     } while (0)
+#define TK_CMPX(a, b) TK_CX(l, a, b)
+#define TK_MIN(a, b) TK_MIN_OF(l, a, l, b)
+#define TK_SET(s, key, idx) TK_SET_IN(l, s, key, idx)
+#define TK_KEY(s) TK_KEY_IN(l, s)
+#define TK_IDX(s) TK_IDX_IN(l, s)
 /* The smaller of slots a and b of this buffer to slot d of the other (lt2, lv2). */
 #define TK_MIN_TO(d, a, b)                                             \
     do {                                                               \
@@ -112,33 +120,39 @@ typedef uint tk_out;
 #else
 #define TK_PACKED 0
 #define TK_LOCALS() __local key_type lk[TK_TILE]; __local tk_idx li[TK_TILE]
-#define TK_SET(s, key, idx) (lk[s] = (key), li[s] = (idx))
-#define TK_KEY(s) lk[s]
-#define TK_IDX(s) li[s]
-/* Compare-exchange of local slots a < b: the smaller item to a. Selects only, no branch on
- * keys. */
-#define TK_CMPX(a, b)                                                  \
+#define TK_SET_IN(X, s, key, idx) (X##k[s] = (key), X##i[s] = (idx))
+#define TK_KEY_IN(X, s) X##k[s]
+#define TK_IDX_IN(X, s) X##i[s]
+/* The items of an array set X: X##k (keys), X##i (indices), X##v (values): the local tile `l`
+ * (lk, li, lv) or a register block of topk_stream. TK_CX: compare-exchange of slots a < b, the
+ * smaller item to a; selects only, no branch on keys. TK_MIN_OF: the smaller of X[a] and Y[b]
+ * to X[a] (the halving step). */
+#define TK_CX(X, a, b)                                                 \
     do {                                                               \
-        const key_type ka_ = lk[a], kb_ = lk[b];                       \
-        const tk_idx ia_ = li[a], ib_ = li[b];                         \
+        const key_type ka_ = X##k[a], kb_ = X##k[b];                   \
+        const tk_idx ia_ = X##i[a], ib_ = X##i[b];                     \
         const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
-        lk[a] = sw_ ? kb_ : ka_;                                       \
-        lk[b] = sw_ ? ka_ : kb_;                                       \
-        li[a] = sw_ ? ib_ : ia_;                                       \
-        li[b] = sw_ ? ia_ : ib_;                                       \
-        IF_VALS(const val_type va_ = lv[a], vb_ = lv[b];               \
-                lv[a] = sw_ ? vb_ : va_; lv[b] = sw_ ? va_ : vb_;)     \
+        X##k[a] = sw_ ? kb_ : ka_;                                     \
+        X##k[b] = sw_ ? ka_ : kb_;                                     \
+        X##i[a] = sw_ ? ib_ : ia_;                                     \
+        X##i[b] = sw_ ? ia_ : ib_;                                     \
+        IF_VALS(const val_type va_ = X##v[a], vb_ = X##v[b];           \
+                X##v[a] = sw_ ? vb_ : va_; X##v[b] = sw_ ? va_ : vb_;) \
     } while (0)
-/* The smaller of the items at slots a and b, to a (b is dropped): the halving step. */
-#define TK_MIN(a, b)                                                   \
+#define TK_MIN_OF(X, a, Y, b)                                          \
     do {                                                               \
-        const key_type ka_ = lk[a], kb_ = lk[b];                       \
-        const tk_idx ia_ = li[a], ib_ = li[b];                         \
+        const key_type ka_ = X##k[a], kb_ = Y##k[b];                   \
+        const tk_idx ia_ = X##i[a], ib_ = Y##i[b];                     \
         const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
-        lk[a] = sw_ ? kb_ : ka_;                                       \
-        li[a] = sw_ ? ib_ : ia_;                                       \
-        IF_VALS(lv[a] = sw_ ? lv[b] : lv[a];)                          \
+        X##k[a] = sw_ ? kb_ : ka_;                                     \
+        X##i[a] = sw_ ? ib_ : ia_;                                     \
+        IF_VALS(X##v[a] = sw_ ? Y##v[b] : X##v[a];)                    \
     } while (0)
+#define TK_CMPX(a, b) TK_CX(l, a, b)
+#define TK_MIN(a, b) TK_MIN_OF(l, a, l, b)
+#define TK_SET(s, key, idx) TK_SET_IN(l, s, key, idx)
+#define TK_KEY(s) TK_KEY_IN(l, s)
+#define TK_IDX(s) TK_IDX_IN(l, s)
 #define TK_MIN_TO(d, a, b)                                             \
     do {                                                               \
         const key_type ka_ = lk[a], kb_ = lk[b];                       \
@@ -450,53 +464,11 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
 #define TK_STREAM_WG 1       /* work-items of topk_stream (the host sets it with TK_STREAM_K) */
 #endif
 #if TK_PACKED
+/* A register block of TK_STREAM_K items, the array set X of TK_CX and TK_SET_IN. */
 #define TS_DECL(X) ulong X##t[TK_STREAM_K]; IF_VALS(val_type X##v[TK_STREAM_K];)
-#define TS_SET(X, s, key, idx) (X##t[s] = ((ulong)(key) << 32) | (ulong)(idx))
-#define TS_KEY(X, s) ((key_type)(X##t[s] >> 32))
-#define TS_IDX(X, s) ((tk_idx)X##t[s])
-/* Compare-exchange of slots a < b of block X: the smaller item to a. */
-#define TS_CX(X, a, b)                                                 \
-    do {                                                               \
-        const ulong x_ = X##t[a], y_ = X##t[b];                        \
-        IF_VALS(const bool sw_ = y_ < x_; const val_type va_ = X##v[a]; \
-                X##v[a] = sw_ ? X##v[b] : va_; X##v[b] = sw_ ? va_ : X##v[b];) \
-        X##t[a] = min(x_, y_);                                         \
-        X##t[b] = max(x_, y_);                                         \
-    } while (0)
-/* The smaller of X[a] and Y[b] to X[a]. */
-#define TS_MIN(X, a, Y, b)                                             \
-    do {                                                               \
-        const ulong x_ = X##t[a], y_ = Y##t[b];                        \
-        IF_VALS(X##v[a] = y_ < x_ ? Y##v[b] : X##v[a];)                \
-        X##t[a] = min(x_, y_);                                         \
-    } while (0)
 #else
 #define TS_DECL(X) key_type X##k[TK_STREAM_K]; tk_idx X##i[TK_STREAM_K]; \
     IF_VALS(val_type X##v[TK_STREAM_K];)
-#define TS_SET(X, s, key, idx) (X##k[s] = (key), X##i[s] = (idx))
-#define TS_KEY(X, s) (X##k[s])
-#define TS_IDX(X, s) (X##i[s])
-#define TS_CX(X, a, b)                                                 \
-    do {                                                               \
-        const key_type ka_ = X##k[a], kb_ = X##k[b];                   \
-        const tk_idx ia_ = X##i[a], ib_ = X##i[b];                     \
-        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
-        X##k[a] = sw_ ? kb_ : ka_;                                     \
-        X##k[b] = sw_ ? ka_ : kb_;                                     \
-        X##i[a] = sw_ ? ib_ : ia_;                                     \
-        X##i[b] = sw_ ? ia_ : ib_;                                     \
-        IF_VALS(const val_type va_ = X##v[a], vb_ = X##v[b];           \
-                X##v[a] = sw_ ? vb_ : va_; X##v[b] = sw_ ? va_ : vb_;) \
-    } while (0)
-#define TS_MIN(X, a, Y, b)                                             \
-    do {                                                               \
-        const key_type ka_ = X##k[a], kb_ = Y##k[b];                   \
-        const tk_idx ia_ = X##i[a], ib_ = Y##i[b];                     \
-        const bool sw_ = TK_LESS(kb_, ib_, ka_, ia_);                  \
-        X##k[a] = sw_ ? kb_ : ka_;                                     \
-        X##i[a] = sw_ ? ib_ : ia_;                                     \
-        IF_VALS(X##v[a] = sw_ ? Y##v[b] : X##v[a];)                    \
-    } while (0)
 #endif
 
 /* The levels on a block of TK_STREAM_K registers, each written out with constant arguments: every
@@ -506,12 +478,12 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
 #define TS_FLIP(X, sz)                                                 \
     _Pragma("unroll") for (uint c_ = 0; c_ < TK_STREAM_K / 2; ++c_) {  \
         const uint g_ = c_ / ((sz) / 2u), i_ = c_ % ((sz) / 2u);       \
-        TS_CX(X, g_ * (sz) + i_, g_ * (sz) + (sz) - 1u - i_);          \
+        TK_CX(X, g_ * (sz) + i_, g_ * (sz) + (sz) - 1u - i_);          \
     }
 #define TS_HALF(X, j)                                                  \
     _Pragma("unroll") for (uint c_ = 0; c_ < TK_STREAM_K / 2; ++c_) {  \
         const uint a_ = ((c_ & ~((j) - 1u)) << 1) | (c_ & ((j) - 1u)); \
-        TS_CX(X, a_, a_ + (j));                                        \
+        TK_CX(X, a_, a_ + (j));                                        \
     }
 /* Half-cleaners TK_STREAM_K / 2 .. 1: sorts a bitonic block. */
 #if TK_STREAM_K >= 32
@@ -540,7 +512,7 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
         _Pragma("unroll") for (uint i_ = 0; i_ < (k); ++i_)                               \
             if (i_ + j_ + (k) < TK_STREAM_K &&                                            \
                 (i_ + j_) / (2u * (p)) == (i_ + j_ + (k)) / (2u * (p)))                   \
-                TS_CX(X, i_ + j_, i_ + j_ + (k));
+                TK_CX(X, i_ + j_, i_ + j_ + (k));
 #define TS_OEM2(X) TS_OEM(X, 1u, 1u)
 #define TS_OEM4(X) TS_OEM2(X) TS_OEM(X, 2u, 2u) TS_OEM(X, 2u, 1u)
 #define TS_OEM8(X) TS_OEM4(X) TS_OEM(X, 4u, 4u) TS_OEM(X, 4u, 2u) TS_OEM(X, 4u, 1u)
@@ -595,7 +567,7 @@ __kernel CLSORT_SHAPE_TOPK_STREAM void topk_stream(CLSORT_ARGS_TOPK_TILE)
     TS_DECL(W_)
 #pragma unroll
     for (uint s = 0; s < TK_STREAM_K; ++s) {
-        TS_SET(R_, s, KEY_VIRTUAL, TK_IDX_VIRTUAL);
+        TK_SET_IN(R_, s, KEY_VIRTUAL, TK_IDX_VIRTUAL);
         IF_VALS(R_v[s] = 0;)
     }
     for (uint c = 0; c < P; c += TK_STREAM_K) {
@@ -610,7 +582,7 @@ __kernel CLSORT_SHAPE_TOPK_STREAM void topk_stream(CLSORT_ARGS_TOPK_TILE)
                 idx = (tk_idx)pos;
                 IF_VALS(val = vsrc[pos];)
             }
-            TS_SET(W_, s, key, idx);
+            TK_SET_IN(W_, s, key, idx);
             IF_VALS(W_v[s] = val;)
         }
         /* Sort the K keys read (Batcher's odd-even merge sort), then halve them against the
@@ -618,14 +590,14 @@ __kernel CLSORT_SHAPE_TOPK_STREAM void topk_stream(CLSORT_ARGS_TOPK_TILE)
         TS_SORT(W_);
 #pragma unroll
         for (uint i = 0; i < TK_STREAM_K; ++i)
-            TS_MIN(R_, i, W_, TK_STREAM_K - 1u - i);
+            TK_MIN_OF(R_, i, W_, TK_STREAM_K - 1u - i);
         TS_CLEAN(R_);
     }
     const ulong at = row * m_out + (span * TK_STREAM_WG + t) * TK_STREAM_K;
 #pragma unroll
     for (uint i = 0; i < TK_STREAM_K; ++i) {
-        ok[at + i] = TS_KEY(R_, i);
-        oi[at + i] = TS_IDX(R_, i);
+        ok[at + i] = TK_KEY_IN(R_, i);
+        oi[at + i] = TK_IDX_IN(R_, i);
         IF_VALS(ov[at + i] = R_v[i];)
     }
 }
