@@ -167,6 +167,13 @@ inline idx_t insert_zero(const idx_t c, const idx_t j)
     return ((c & ~(j - 1)) << 1) | (c & (j - 1));
 }
 
+/* The same on 32-bit slots within a tile or a segment (the segmented and top-k programs, whose
+ * idx_t is 64 bits wide). */
+inline uint insert_zero_u32(const uint c, const uint j)
+{
+    return ((c & ~(j - 1u)) << 1) | (c & (j - 1u));
+}
+
 /* Batches: dimension 1 of every launch numbers independent arrays of n keys stored back to back
  * (clsort_sort_batch); a plain sort has one. */
 #define SEGMENT_BASE() ((idx_t)get_global_id(1) * n)

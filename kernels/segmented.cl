@@ -176,7 +176,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
     for (uint sz_ = 2; sz_ <= (P); sz_ <<= 1)                                           \
         for (uint st_ = sz_ >> 1; st_ > 0; st_ >>= 1) {                                 \
             for (uint c_ = (C0); c_ < (P) / 2; c_ += (CSTEP)) {                         \
-                const uint a_ = ((c_ & ~(st_ - 1)) << 1) | (c_ & (st_ - 1));            \
+                const uint a_ = insert_zero_u32(c_, st_);                               \
                 const uint b_ = st_ == sz_ >> 1 ? a_ ^ (sz_ - 1) : a_ + st_;            \
                 OP(a_, b_);                                                             \
             }                                                                           \
@@ -466,7 +466,7 @@ inline void large_chunks(__global key_type *gk, GV_PARAM const uint len, const u
         } else {
             for (uint st = top; st > 0; st >>= 1) {
                 for (uint c = t; c < SEG_TILE / 2; c += SEG_WG) {
-                    const uint a = ((c & ~(st - 1)) << 1) | (c & (st - 1));
+                    const uint a = insert_zero_u32(c, st);
                     LOCAL_OP(a, a + st);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
@@ -557,7 +557,7 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_group(CLSORT_ARGS_SEG_GROUP)
             for (uint sz = 2 * SEG_TILE; sz <= P; sz <<= 1) {
                 for (uint st = sz >> 1; st >= SEG_TILE; st >>= 1) {
                     for (uint c = t; c < P / 2; c += SEG_WG) {
-                        const uint a = ((c & ~(st - 1)) << 1) | (c & (st - 1));
+                        const uint a = insert_zero_u32(c, st);
                         const uint b = st == sz >> 1 ? a ^ (sz - 1) : a + st;
                         GLOBAL_OP(a, b);
                     }

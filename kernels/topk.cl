@@ -184,11 +184,6 @@ inline uint tk_log2(const uint x)
     return 31u - clz(x);
 }
 
-/* Slot of the c-th comparator's lower element at stride j (a power of two): a zero bit at j. */
-inline uint tk_insert_zero(const uint c, const uint j)
-{
-    return ((c & ~(j - 1u)) << 1) | (c & (j - 1u));
-}
 
 /* The levels, as loops over their comparators. A work-group of one work-item (CPUs) walks each
  * level as nested loops whose inner loop runs over consecutive slots, which the compiler
@@ -230,7 +225,7 @@ inline uint tk_insert_zero(const uint c, const uint j)
         const uint hl_ = tk_log2((span) >> 1);                                         \
         for (uint c_ = get_local_id(0); c_ < (count); c_ += TK_WG) {                   \
             const uint blk_ = c_ >> hl_, w_ = c_ & (((span) >> 1) - 1u);               \
-            const uint a_ = blk_ * (stride) + tk_insert_zero(w_, j_);                  \
+            const uint a_ = blk_ * (stride) + insert_zero_u32(w_, j_);                  \
             TK_CMPX(a_, a_ + j_);                                                      \
         }                                                                              \
         barrier(CLK_LOCAL_MEM_FENCE);                                                  \
@@ -482,7 +477,7 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
     }
 #define TS_HALF(X, j)                                                  \
     _Pragma("unroll") for (uint c_ = 0; c_ < TK_STREAM_K / 2; ++c_) {  \
-        const uint a_ = ((c_ & ~((j) - 1u)) << 1) | (c_ & ((j) - 1u)); \
+        const uint a_ = insert_zero_u32(c_, (j));                      \
         TK_CX(X, a_, a_ + (j));                                        \
     }
 /* Half-cleaners TK_STREAM_K / 2 .. 1: sorts a bitonic block. */
@@ -617,7 +612,7 @@ __kernel CLSORT_SHAPE_GLOBAL void topk_global(CLSORT_ARGS_TOPK_GLOBAL)
         a = g * sz + i;
         b = g * sz + sz - 1 - i;
     } else {
-        a = ((c & ~(j - 1)) << 1) | (c & (j - 1));
+        a = insert_zero(c, j);
         b = a + j;
     }
     a += row * m;
