@@ -60,9 +60,10 @@ LDCONFIG   ?= ldconfig
 # What building and running need (a C and C++ compiler assumed); `make deps`.
 DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev libhwy-dev
 # Tests, fuzzing, sanitizers, plots, the Python package's tests, the install test (pkg-config,
-# cmake) and the MPI tool; `make deps-dev` installs them with DEB_PKGS.
+# cmake), the MPI tool and strace (the CLI tests count --no-fsync's sync calls with it); `make
+# deps-dev` installs them with DEB_PKGS.
 DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
-               python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev
+               python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev strace
 
 # The kernel parts; kernels/manifest.h says which programs concatenate which, in what order.
 KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl \

@@ -140,7 +140,8 @@ static int open_output(mpi_job *job, const mpi_opts *o, rank_run *s)
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
         return rc;
     if (job->rank == 0) {
-        rc = cli_writer_open_output(&s->out, o->output, o->input, 4096);
+        /* Always durable: clsort-mpi has no --no-fsync (clsort's option, issue 28). */
+        rc = cli_writer_open_output(&s->out, o->output, o->input, 4096, 0);
         if (rc == CLI_EXIT_OK) {
             s->out_open = 1;
             if (!s->out.tmp_path || strlen(s->out.tmp_path) > PATH_MAX) {

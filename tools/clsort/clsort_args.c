@@ -19,6 +19,7 @@ enum {
     OPT_CLEAR_CACHE,
     OPT_KEY,
     OPT_NO_CHECK,
+    OPT_NO_FSYNC,
     OPT_TOP
 };
 
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
     { "unique", no_argument, NULL, 'u' },
     { "key", required_argument, NULL, OPT_KEY },
     { "no-check", no_argument, NULL, OPT_NO_CHECK },
+    { "no-fsync", no_argument, NULL, OPT_NO_FSYNC },
     { "top", required_argument, NULL, OPT_TOP },
     { "list-devices", no_argument, NULL, OPT_LIST_DEVICES },
     { "clear-cache", no_argument, NULL, OPT_CLEAR_CACHE },
@@ -79,6 +81,9 @@ void cli_print_help(void)
         "  -S, --buffer-size=SIZE     memory for one run (K/M/G suffixes); bigger inputs are sorted\n"
         "                             in runs and merged\n"
         "  -T, --temporary-directory=DIR  where runs go (default: $TMPDIR, else /tmp)\n"
+        "      --no-fsync             do not flush the output to disk: still written beside it and\n"
+        "                             renamed over it, but a crash or power loss may then leave the\n"
+        "                             old file or an incomplete one (cp and sort do not flush)\n"
         "  -c, --check                exit 0 if each FILE is sorted, 1 if not; write nothing\n"
         "                             (with -u: sorted and without equal keys)\n"
         "      --list-devices         list OpenCL devices and say which one is the default\n"
@@ -141,6 +146,7 @@ static int take_option(int c, const char *given, cli_opts *opts, given_opts *g)
     case 'u': opts->unique = 1; break;
     case 'm': opts->merge = 1; break;
     case OPT_NO_CHECK: opts->no_check = 1; break;
+    case OPT_NO_FSYNC: opts->no_fsync = 1; break;
     case OPT_TOP:
         if (!isdigit((unsigned char)*optarg) || cli_parse_size(optarg, &opts->top) != 0 ||
             opts->top == 0 || strpbrk(optarg, "kKmMgGtTbB")) {

@@ -36,6 +36,8 @@ typedef struct cli_opts {
     int unique;            /* -u: keep the first record of each run of equal keys */
     int merge;             /* -m: the inputs are sorted already; merge them */
     int no_check;          /* --no-check: -m does not verify that its inputs are sorted */
+    int no_fsync;          /* --no-fsync: a file output is not fsync'ed (nor its writeback
+                              started) before the rename; every other guarantee stays */
     clsort_algorithm algorithm;
     const char *device;    /* NULL: the library's default (honours CLSORT_DEVICE) */
     uint64_t buffer_size;  /* bytes of input per run; 0: chosen from host and device memory */

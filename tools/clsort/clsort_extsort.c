@@ -116,7 +116,10 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     }
     cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
              (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
-    cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+    if (x->o->no_fsync)
+        cli_info(2, "sync   skipped (--no-fsync)");
+    else
+        cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
     const uint64_t merge_ns = x->runs_made > 1 ? x->runs.merge_ns : 0;
     const uint64_t steps = p->read_ns + p->upload_ns + p->sort_ns + p->download_ns +
                            p->run_write_ns + merge_ns + write_ns + sync_ns;
@@ -200,9 +203,15 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
                  cli_format_size(a, sizeof a, x->runs.merged_bytes), (double)x->runs.merge_ns / 1e9,
                  cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
     }
-    cli_info(2, "write  %s in %.3f s (%s; of which sync %.3f s)",
-             cli_format_size(a, sizeof a, x->read_bytes), (double)out_write_ns / 1e9,
-             cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns), (double)out_sync_ns / 1e9);
+    if (o->no_fsync)
+        cli_info(2, "write  %s in %.3f s (%s); sync skipped (--no-fsync)",
+                 cli_format_size(a, sizeof a, x->read_bytes), (double)out_write_ns / 1e9,
+                 cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns));
+    else
+        cli_info(2, "write  %s in %.3f s (%s; of which sync %.3f s)",
+                 cli_format_size(a, sizeof a, x->read_bytes), (double)out_write_ns / 1e9,
+                 cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns),
+                 (double)out_sync_ns / 1e9);
     cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
              total_ns ? (double)records / ((double)total_ns / 1e9) / 1e6 : 0.0);
 }
@@ -376,7 +385,7 @@ static int open_files(const cli_opts *o, ext_state *x, cli_guard *guard, cli_inp
 #else
     (void)read_ahead;
 #endif
-    rc = cli_writer_open_output(out, o->output, o->input, OUT_BUF_BYTES);
+    rc = cli_writer_open_output(out, o->output, o->input, OUT_BUF_BYTES, o->no_fsync);
     if (rc != CLI_EXIT_OK)
         return rc;
     *out_open = 1;

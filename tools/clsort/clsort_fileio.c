@@ -3,7 +3,8 @@
  * The rule every path here keeps: the destination is never touched until the complete result
  * exists. A file destination is written to ".NAME.clsort-XXXXXX" in its own directory (same file
  * system, so rename() is atomic), fsync'ed, given the mode of the file it replaces, and renamed over
- * it; then the directory is fsync'ed so that the rename itself survives a crash. */
+ * it; then the directory is fsync'ed so that the rename itself survives a crash. --no-fsync drops
+ * the two fsyncs and the streamed writeback (the durability section below) and nothing else. */
 #define _XOPEN_SOURCE 700 /* realpath() */
 #if defined(__linux__)
 #define _GNU_SOURCE /* sync_file_range() */
@@ -280,7 +281,7 @@ static mode_t current_umask(void)
 }
 
 int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
-                           size_t buf_size)
+                           size_t buf_size, int no_fsync)
 {
     /* A write past ulimit -f is an error (EFBIG, exit 3), not SIGXFSZ's death: here and in every
      * thread started from now on (they inherit the mask). */
@@ -362,6 +363,7 @@ int cli_writer_open_output(cli_writer *w, const char *output, const char *input_
     }
     w->is_regular = 1;
     w->stream_sync = stream_sync_wanted();
+    w->no_fsync = no_fsync;
     if (writer_alloc(w, buf_size) != CLI_EXIT_OK) {
         cli_writer_abort(w);
         return CLI_EXIT_IO;
@@ -442,14 +444,7 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
         len -= (size_t)r;
         w->written += (uint64_t)r;
     }
-#if defined(SYNC_FILE_RANGE_WRITE)
-    /* Best effort: a file system without it still gets the fsync at commit. */
-    if (w->stream_sync && total >= ((uint64_t)1 << 20))
-        sync_file_range(w->fd, (off_t)(w->pos_base + start), (off_t)total, SYNC_FILE_RANGE_WRITE);
-#else
-    (void)start;
-    (void)total;
-#endif
+    cli_writer_start_writeback(w, w->pos_base + start, total);
     w->write_ns += cli_now_ns() - t0;
     return CLI_EXIT_OK;
 }
@@ -503,6 +498,31 @@ int cli_writer_put(cli_writer *w, const void *data, size_t len)
     return CLI_EXIT_OK;
 }
 
+/* ---- Durability: the only places that start a writeback or fsync (--no-fsync skips them) ---- */
+
+void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len)
+{
+#if defined(SYNC_FILE_RANGE_WRITE)
+    /* Best effort: a file system without it still gets the fsync at commit. Without the fsync
+     * (--no-fsync) it would only make the writes wait for the disk sooner, for nothing. */
+    if (w->stream_sync && !w->no_fsync && len >= ((uint64_t)1 << 20))
+        sync_file_range(w->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)w;
+    (void)off;
+    (void)len;
+#endif
+}
+
+/* The temporary file's data on disk before the rename, so that the destination is never the new
+ * name with missing data after a crash. Returns 0, or -1 with errno set. */
+static int sync_output_file(const cli_writer *w)
+{
+    if (!w->is_regular || w->no_fsync)
+        return 0;
+    return fsync(w->fd);
+}
+
 static void sync_directory_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -538,7 +558,7 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         goto fail;
     }
     const uint64_t t0 = cli_now_ns();
-    if (w->is_regular && fsync(w->fd) != 0) {
+    if (sync_output_file(w) != 0) {
         cli_error("%s: cannot flush output to disk: %s", w->name, strerror(errno));
         goto fail;
     }
@@ -569,7 +589,8 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         }
         free(w->tmp_path);
         w->tmp_path = NULL;
-        sync_directory_of(w->final_path);
+        if (!w->no_fsync)
+            sync_directory_of(w->final_path); /* the rename itself, durable */
     }
     writer_free(w);
     return CLI_EXIT_OK;

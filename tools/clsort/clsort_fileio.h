@@ -50,7 +50,7 @@ typedef struct cli_writer {
     char *tmp_path;    /* registered temporary file renamed over final_path on commit */
     char *final_path;
     int is_stdout;
-    int is_regular;    /* fsync it */
+    int is_regular;    /* fsync it (unless no_fsync) */
     int keep_open;     /* runs: the fd stays open for reading back */
     mode_t mode;       /* mode the result gets (the replaced file's, or 0666 & ~umask) */
     uid_t uid;
@@ -61,10 +61,14 @@ typedef struct cli_writer {
     uint64_t written;
     uint64_t write_ns; /* time spent in write() and fsync() */
     uint64_t sync_ns;  /* of which in the final fsync() */
-    int stream_sync;   /* start the writeback of each large write at once (final file outputs) */
+    int stream_sync;   /* start the writeback of each large write at once (final file outputs),
+                          and preallocate (cli_writer_reserve); CLSORT_CLI_STREAM_SYNC=0: off */
+    int no_fsync;      /* --no-fsync: no fsync at commit and no streamed writeback; the
+                          temporary file, the rename and the cleanup stay */
     uint64_t reserved; /* bytes preallocated by cli_writer_reserve */
-    /* Called by commit after the result is complete on disk, just before it is renamed over
-     * final_path; a non-zero return (after printing why) abandons the result instead. */
+    /* Called by commit after the result is complete (on disk unless no_fsync), just before it is
+     * renamed over final_path; a non-zero return (after printing why) abandons the result
+     * instead. */
     int (*before_replace)(void *user, const char *final_path);
     void *before_replace_user;
     unsigned char *mem;  /* cli_writer_open_memory: the bytes go here, mem_cap at most */
@@ -76,9 +80,12 @@ typedef struct cli_writer {
 /** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the
  *  input file itself (standard output when the input is standard input). Files are written to a
  *  temporary file beside them and renamed on commit; devices and pipes are written directly.
- *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing the error. */
+ *  `no_fsync` (--no-fsync) skips the durability work: the temporary file is neither fsync'ed
+ *  nor its writeback started as it is written, and the directory is not fsync'ed after the
+ *  rename; everything else (temporary file, preallocation, mode, rename, removal on a failure)
+ *  is the same. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing the error. */
 int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
-                           size_t buf_size);
+                           size_t buf_size, int no_fsync);
 
 /** Opens an anonymous temporary file under `dir` for a run (removed from the directory at once,
  *  so that nothing can be left behind). Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
@@ -149,6 +156,12 @@ int cli_wpool_stop(cli_wpool *p);
 /** Appends bytes. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (disk full, ...). */
 int cli_writer_put(cli_writer *w, const void *data, size_t len);
 
+/** Starts the writeback of the `len` bytes at file offset `off` that were just written to w's
+ *  file (Linux sync_file_range), when w streams its sync and does not skip it (--no-fsync) and
+ *  the range is large enough to be worth a system call. Best effort; thread-safe. Every write
+ *  path calls it, so that this and commit are the only places that decide about durability. */
+void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len);
+
 /** Says that the output will hold `bytes` bytes in all, so that a regular file destination can
  *  have them allocated at once (Linux fallocate; measured faster with the streamed writeback,
  *  docs/perf.md). Best effort: does nothing elsewhere or on any failure, and commit trims the
@@ -159,8 +172,9 @@ void cli_writer_reserve(cli_writer *w, uint64_t bytes);
 int cli_writer_flush(cli_writer *w);
 
 /** Finishes the output: flush, fsync, mode, close, rename over the destination, fsync of the
- *  directory. For a run: flush only; the fd is handed to the caller through *run_fd (may be NULL
- *  otherwise). Frees the writer. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+ *  directory (both fsyncs skipped with no_fsync). For a run: flush only; the fd is handed to the
+ *  caller through *run_fd (may be NULL otherwise). Frees the writer. Returns CLI_EXIT_OK or
+ *  CLI_EXIT_IO after printing. */
 int cli_writer_commit(cli_writer *w, int *run_fd);
 
 /** Abandons the output: closes and removes the temporary file. Frees the writer. NULL-safe. */

@@ -175,7 +175,8 @@ int cli_merge_inputs(const cli_opts *o)
         if (!s->buf)
             goto done;
     }
-    if (cli_writer_open_output(&out, o->output, o->input, OUT_BUF_BYTES) != CLI_EXIT_OK)
+    if (cli_writer_open_output(&out, o->output, o->input, OUT_BUF_BYTES, o->no_fsync) !=
+        CLI_EXIT_OK)
         goto done;
     out_open = 1;
     cli_guard_attach(&guard, &out);
@@ -195,11 +196,12 @@ int cli_merge_inputs(const cli_opts *o)
     if (rc == CLI_EXIT_OK && cli_display_level >= 2) {
         char a[32], b[32];
         cli_progress_clear();
-        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s; write and sync %.3f s",
+        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s; write %s%.3f s%s",
                  k, cli_format_size(a, sizeof a, total), (double)merge_ns / 1e9,
                  cli_format_rate(b, sizeof b, total, merge_ns), parts, parts == 1 ? "" : "s",
                  parts == 1 ? "" : " on as many threads (mapped inputs)",
-                 (double)out.write_ns / 1e9);
+                 o->no_fsync ? "" : "and sync ", (double)out.write_ns / 1e9,
+                 o->no_fsync ? ", sync skipped (--no-fsync)" : "");
     }
 
 done:

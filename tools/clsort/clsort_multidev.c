@@ -154,7 +154,8 @@ static int md_sort_rounds(const cli_opts *o)
         rc = CLI_EXIT_IO;
         goto done;
     }
-    if ((rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES)) != CLI_EXIT_OK)
+    rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES, o->no_fsync);
+    if (rc != CLI_EXIT_OK)
         goto done;
     out_open = 1;
     cli_guard_attach(&guard, &out);
@@ -1039,7 +1040,10 @@ static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setu
         cli_info(2, "write  %s in %.3f s after the sorts (%s, in order)",
                  cli_format_size(a, sizeof a, bytes), (double)write_ns / 1e9,
                  cli_format_rate(b, sizeof b, bytes, write_ns));
-    cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+    if (j->o->no_fsync)
+        cli_info(2, "sync   skipped (--no-fsync)");
+    else
+        cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
     cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
              total_ns ? (double)N / ((double)total_ns / 1e9) / 1e6 : 0.0);
 }
@@ -1116,7 +1120,8 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
         pthread_cond_broadcast(&job.cv);
         pthread_mutex_unlock(&job.mu);
     }
-    if ((rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES)) != CLI_EXIT_OK)
+    rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES, o->no_fsync);
+    if (rc != CLI_EXIT_OK)
         goto done;
     out_open = 1;
     cli_guard_attach(&guard, &out);

@@ -8,9 +8,6 @@
  * several-device path, a run's place in the output), so nothing has to be ordered between the
  * threads. The temporary file, its fsync and the rename stay where they were (cli_writer_commit):
  * these writes only fill the temporary file. */
-#if defined(__linux__)
-#define _GNU_SOURCE /* sync_file_range() */
-#endif
 #include "clsort_fileio.h"
 
 #include <errno.h>
@@ -117,12 +114,9 @@ static void *pw_piece_main(void *arg)
         left -= (size_t)r;
         off += (uint64_t)r;
     }
-#if defined(SYNC_FILE_RANGE_WRITE)
     /* As write_all does: start the writeback now, so that the fsync before the rename waits for
-     * the tail only. Best effort. */
-    if (p->w->stream_sync && p->len >= ((size_t)1 << 20))
-        sync_file_range(p->w->fd, (off_t)p->off, (off_t)p->len, SYNC_FILE_RANGE_WRITE);
-#endif
+     * the tail only (not with --no-fsync: cli_writer_start_writeback decides). */
+    cli_writer_start_writeback(p->w, p->off, p->len);
     return NULL;
 }
 
@@ -197,6 +191,7 @@ int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, si
     w->is_regular = parent->is_regular; /* a run's part: its messages are a run's */
     w->pos_base = (parent->positional ? parent->pos_base : 0) + at;
     w->stream_sync = parent->stream_sync;
+    w->no_fsync = parent->no_fsync;
     return take_buffer(w, buf_size, parent->name ? parent->name : "output");
 }
 

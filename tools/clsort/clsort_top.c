@@ -146,7 +146,7 @@ int cli_top_input(const cli_opts *o)
         rc = CLI_EXIT_IO;
         goto fail;
     }
-    rc = cli_writer_open_output(&out, o->output, o->input, TOP_OUT_BUF);
+    rc = cli_writer_open_output(&out, o->output, o->input, TOP_OUT_BUF, o->no_fsync);
     if (rc != CLI_EXIT_OK)
         goto fail;
     out_open = 1;
