@@ -214,6 +214,29 @@ for a in bitonic odd-even-merge; do
     piped "-a $a" ref.bin -t i32 -a $a in.bin
 done
 
+# ---- --no-fsync: -v's sync line on the pipeline (issue 28) ---------------------------------------
+# The pipeline's report (one run, and runs with their merge) prints the sync step on a line of its
+# own; with --no-fsync it must say so in the same words as the host-memory path's report
+# (CLI_SYNC_SKIPPED_REPORT), which is what run_cli_tests.sh sees where PoCL does not stream (on a
+# GPU the same inputs stream). Same bytes with and without.
+gen nf.bin u32 4 0 40000
+"$REF" sort u32 4 0 <nf.bin >nf.ref
+for s in "" 64K; do
+    how="one run"; [ -z "$s" ] || how="runs of -S $s"
+    "$CLSORT" -v --no-fsync ${s:+-S $s} -o p.out nf.bin 2>err
+    rc=$?
+    CLSORT_CLI_PIPELINE=0 "$CLSORT" -v --no-fsync ${s:+-S $s} -o h.out nf.bin 2>err.h
+    rch=$?
+    check "-v --no-fsync ($how, exit $rc, host path exit $rch): the pipeline and the host path both say 'sync   skipped (--no-fsync)', same bytes" \
+        sh -c "[ $rc = 0 ] && [ $rch = 0 ] && grep -q 'pipeline [0-9]* pinned chunks' err && ! grep -q pipeline err.h &&
+               grep -qxF 'clsort: sync   skipped (--no-fsync)' err && grep -qxF 'clsort: sync   skipped (--no-fsync)' err.h &&
+               ! grep -q 'sync *[0-9]' err && cmp -s p.out nf.ref && cmp -s h.out nf.ref"
+    "$CLSORT" -v ${s:+-S $s} -o p.out nf.bin 2>err
+    rc=$?
+    check "-v without --no-fsync ($how, exit $rc): the pipeline reports the sync time" \
+        sh -c "[ $rc = 0 ] && grep -q 'pipeline [0-9]* pinned chunks' err && grep -q '^clsort: sync   [0-9]' err && ! grep -q skipped err && cmp -s p.out nf.ref"
+done
+
 # ---- No device work beside clsort_prepare's thread -------------------------------------------------
 # The pipeline's uploads overlapping the warmup's clsort_prepare on the same queue crashed NVIDIA's
 # driver (a segfault in the tests above on the H200): the first upload waits for it. An LD_PRELOAD

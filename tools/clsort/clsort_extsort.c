@@ -117,7 +117,7 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
              (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
     if (x->o->no_fsync)
-        cli_info(2, "sync   skipped (--no-fsync)");
+        cli_info(2, CLI_SYNC_SKIPPED_REPORT);
     else
         cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
     const uint64_t merge_ns = x->runs_made > 1 ? x->runs.merge_ns : 0;
@@ -203,11 +203,12 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
                  cli_format_size(a, sizeof a, x->runs.merged_bytes), (double)x->runs.merge_ns / 1e9,
                  cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
     }
-    if (o->no_fsync)
-        cli_info(2, "write  %s in %.3f s (%s); sync skipped (--no-fsync)",
-                 cli_format_size(a, sizeof a, x->read_bytes), (double)out_write_ns / 1e9,
+    if (o->no_fsync) {
+        cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
+                 (double)out_write_ns / 1e9,
                  cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns));
-    else
+        cli_info(2, CLI_SYNC_SKIPPED_REPORT);
+    } else
         cli_info(2, "write  %s in %.3f s (%s; of which sync %.3f s)",
                  cli_format_size(a, sizeof a, x->read_bytes), (double)out_write_ns / 1e9,
                  cli_format_rate(b, sizeof b, x->read_bytes, out_write_ns),

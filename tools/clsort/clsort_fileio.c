@@ -7,7 +7,7 @@
  * the two fsyncs and the streamed writeback (the durability section below) and nothing else. */
 #define _XOPEN_SOURCE 700 /* realpath() */
 #if defined(__linux__)
-#define _GNU_SOURCE /* sync_file_range() */
+#define _GNU_SOURCE /* fallocate() */
 #endif
 #include "clsort_fileio.h"
 
@@ -498,21 +498,13 @@ int cli_writer_put(cli_writer *w, const void *data, size_t len)
     return CLI_EXIT_OK;
 }
 
-/* ---- Durability: the only places that start a writeback or fsync (--no-fsync skips them) ---- */
-
-void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len)
-{
-#if defined(SYNC_FILE_RANGE_WRITE)
-    /* Best effort: a file system without it still gets the fsync at commit. Without the fsync
-     * (--no-fsync) it would only make the writes wait for the disk sooner, for nothing. */
-    if (w->stream_sync && !w->no_fsync && len >= ((uint64_t)1 << 20))
-        sync_file_range(w->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
-#else
-    (void)w;
-    (void)off;
-    (void)len;
-#endif
-}
+/* ---- Durability: where --no-fsync is decided (with cli_writer_start_writeback) ---------------
+ * Whether a file output is pushed to the disk is decided in three functions and nowhere else:
+ * cli_writer_start_writeback (each large write's sync_file_range as it is written), and below
+ * sync_output_file (the fsync before the rename) and sync_output_directory (the directory's after
+ * it). The first lives in clsort_pwrite.c, the module this one calls, since both write paths
+ * (write_all here, the pwrite threads there) start writebacks and calls go one way only
+ * (tests/check_layers.sh: no cycle among tools/ modules by their calls). */
 
 /* The temporary file's data on disk before the rename, so that the destination is never the new
  * name with missing data after a crash. Returns 0, or -1 with errno set. */
@@ -523,15 +515,20 @@ static int sync_output_file(const cli_writer *w)
     return fsync(w->fd);
 }
 
-static void sync_directory_of(const char *path)
+/* The rename itself on disk (the directory's fsync), so that once clsort exits 0 a crash leaves
+ * the new file under the name. Best effort: some file systems refuse fsync on directories. */
+static void sync_output_directory(const cli_writer *w)
 {
+    if (w->no_fsync)
+        return;
+    const char *path = w->final_path;
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) : strdup(".");
     if (!dir)
         return;
     const int fd = open(dir, O_RDONLY);
     if (fd >= 0) {
-        fsync(fd); /* Best effort: some file systems refuse fsync on directories. */
+        fsync(fd);
         close(fd);
     }
     free(dir);
@@ -562,8 +559,11 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         cli_error("%s: cannot flush output to disk: %s", w->name, strerror(errno));
         goto fail;
     }
-    w->write_ns += cli_now_ns() - t0;
-    w->sync_ns += cli_now_ns() - t0;
+    /* One reading for both, so that sync_ns never exceeds write_ns (the pipeline's report
+     * subtracts it: a merge that wrote through other writers leaves write_ns at 0 before this). */
+    const uint64_t sync_ns = cli_now_ns() - t0;
+    w->write_ns += sync_ns;
+    w->sync_ns += sync_ns;
     if (w->tmp_path) {
         if (w->set_owner && fchown(w->fd, w->uid, w->gid) != 0) {
             /* Keeping the owner is a courtesy; the data matters more. */
@@ -589,8 +589,7 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         }
         free(w->tmp_path);
         w->tmp_path = NULL;
-        if (!w->no_fsync)
-            sync_directory_of(w->final_path); /* the rename itself, durable */
+        sync_output_directory(w);
     }
     writer_free(w);
     return CLI_EXIT_OK;

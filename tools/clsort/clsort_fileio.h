@@ -159,7 +159,9 @@ int cli_writer_put(cli_writer *w, const void *data, size_t len);
 /** Starts the writeback of the `len` bytes at file offset `off` that were just written to w's
  *  file (Linux sync_file_range), when w streams its sync and does not skip it (--no-fsync) and
  *  the range is large enough to be worth a system call. Best effort; thread-safe. Every write
- *  path calls it, so that this and commit are the only places that decide about durability. */
+ *  path calls it, so that this and commit are the only places that decide about durability.
+ *  Defined in clsort_pwrite.c, the lower module: clsort_fileio.c's write_all calls it too, and
+ *  clsort_pwrite.c calls nothing in clsort_fileio.c (tests/check_layers.sh). */
 void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len);
 
 /** Says that the output will hold `bytes` bytes in all, so that a regular file destination can

@@ -196,12 +196,13 @@ int cli_merge_inputs(const cli_opts *o)
     if (rc == CLI_EXIT_OK && cli_display_level >= 2) {
         char a[32], b[32];
         cli_progress_clear();
-        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s; write %s%.3f s%s",
+        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s; write %s%.3f s",
                  k, cli_format_size(a, sizeof a, total), (double)merge_ns / 1e9,
                  cli_format_rate(b, sizeof b, total, merge_ns), parts, parts == 1 ? "" : "s",
                  parts == 1 ? "" : " on as many threads (mapped inputs)",
-                 o->no_fsync ? "" : "and sync ", (double)out.write_ns / 1e9,
-                 o->no_fsync ? ", sync skipped (--no-fsync)" : "");
+                 o->no_fsync ? "" : "and sync ", (double)out.write_ns / 1e9);
+        if (o->no_fsync)
+            cli_info(2, CLI_SYNC_SKIPPED_REPORT);
     }
 
 done:

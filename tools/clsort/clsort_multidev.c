@@ -1041,7 +1041,7 @@ static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setu
                  cli_format_size(a, sizeof a, bytes), (double)write_ns / 1e9,
                  cli_format_rate(b, sizeof b, bytes, write_ns));
     if (j->o->no_fsync)
-        cli_info(2, "sync   skipped (--no-fsync)");
+        cli_info(2, CLI_SYNC_SKIPPED_REPORT);
     else
         cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
     cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,

@@ -7,7 +7,14 @@
  * bandwidth is reached. Where each byte goes is known before it is written (the ranges of the
  * several-device path, a run's place in the output), so nothing has to be ordered between the
  * threads. The temporary file, its fsync and the rename stay where they were (cli_writer_commit):
- * these writes only fill the temporary file. */
+ * these writes only fill the temporary file.
+ *
+ * Also here, below clsort_fileio.c (which calls this module, never the other way round): the
+ * decision to start a write's writeback (cli_writer_start_writeback), shared by both write paths;
+ * the fsyncs are decided in clsort_fileio.c's durability section. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* sync_file_range() */
+#endif
 #include "clsort_fileio.h"
 
 #include <errno.h>
@@ -81,6 +88,25 @@ void cli_thread_block_xfsz(void)
 int cli_writer_seekable(const cli_writer *w)
 {
     return w->fd >= 0 && !w->mem && (w->is_regular || w->keep_open);
+}
+
+/* ---- Durability: the writeback of what was just written ------------------------------------- */
+
+/* One of the two places that decide whether a file output's data is pushed to the disk (the other:
+ * sync_output_file in clsort_fileio.c, the fsync before the rename); every write path calls it
+ * (write_all and pw_piece_main), and --no-fsync turns it off here and nowhere else. */
+void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len)
+{
+#if defined(SYNC_FILE_RANGE_WRITE)
+    /* Best effort: a file system without it still gets the fsync at commit. Without the fsync
+     * (--no-fsync) it would only make the writes wait for the disk sooner, for nothing. */
+    if (w->stream_sync && !w->no_fsync && len >= ((uint64_t)1 << 20))
+        sync_file_range(w->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)w;
+    (void)off;
+    (void)len;
+#endif
 }
 
 typedef struct pw_piece {
