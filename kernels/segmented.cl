@@ -2,10 +2,11 @@
  * lengths, sorted in one set of launches (clsort_sort_segments; docs/kernels.md, "Segmented").
  *
  * Passes (one launch each, scheduled by host/planning/schedule.c):
- *   seg_count       one work-item per segment: counts the segments of each length bin (bin b
- *                   holds lengths in (2^b, 2^(b+1)]; the last, longer than 4096), a
- *                   work-group's counts summed in local memory first
- *   seg_scatter     one work-item per segment: writes its index into its bin's part of the list
+ *   seg_count       a block of consecutive segments per work-group: counts the segments of
+ *                   each length bin (bin b holds lengths in (2^b, 2^(b+1)]; the last, longer
+ *                   than 4096), a work-group's counts summed in local memory first
+ *   seg_scatter     the same blocks: writes each segment's index into its bin's part of the
+ *                   list
  *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
  *                   registers, padded to 4, 8, ..., SEG_TINY slots with virtual keys
  *   seg_sort_packed one work-group per tile of TILE slots packed with the segments of one bin,
@@ -70,45 +71,65 @@ inline int seg_bin(const ulong len)
     return b;
 }
 
-/* The bins of this work-item's segment (-1: none, or past the segments), and of the whole
- * work-group summed in lh[] (local counts; every work-item reaches the barriers). Summing in
- * local memory first leaves one global atomic per bin and work-group: one counter updated by
- * every segment serialised seg_count and seg_scatter on GPUs (2^20 segments of 16 keys took
- * longer than sorting them). */
-inline int seg_bin_local(__global const ulong *off, const ulong nseg, const ulong cap,
-                         __local uint *lh, uint *rank)
+/* The segments this work-group bins: a block of consecutive ones, a whole number of rounds of
+ * the group's size long, the blocks in group order. The host launches fewer work-items than
+ * segments (schedule.c, seg_bin_items) so that each group bins many: the one global atomic per
+ * bin and group is then on a shared counter a few hundred times, not once per 64 segments (2^20
+ * segments of 16 keys made 16384 of them on one address, and the two binning passes took
+ * 50-65 us on an H100, a third of the sort). */
+inline void seg_group_block(const ulong nseg, ulong *lo, ulong *hi)
 {
-    const ulong i = get_global_id(0);
+    const ulong size = get_local_size(0), groups = get_num_groups(0);
+    const ulong per = ((nseg + groups - 1) / groups + size - 1) / size * size;
+    *lo = min(nseg, (ulong)get_group_id(0) * per);
+    *hi = min(nseg, *lo + per);
+}
+
+/* The bin of segment i (-1: fewer than 2 keys). */
+inline int seg_bin_of(__global const ulong *off, const ulong nseg, const ulong cap, const ulong i)
+{
+    ulong s;
+    return seg_bin(seg_bounds(off, nseg, cap, i, &s));
+}
+
+/* The work-group's counts per bin in lh[] (local atomics; every work-item reaches the
+ * barriers). */
+inline void seg_count_local(__global const ulong *off, const ulong nseg, const ulong cap,
+                            const ulong lo, const ulong hi, __local uint *lh)
+{
     const uint t = get_local_id(0);
     for (uint j = t; j < SEG_BINS; j += get_local_size(0))
         lh[j] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    ulong s;
-    const int b = i < nseg ? seg_bin(seg_bounds(off, nseg, cap, i, &s)) : -1;
-    if (b >= 0)
-        *rank = atomic_inc(&lh[b]);
+    for (ulong i = lo + t; i < hi; i += get_local_size(0)) {
+        const int b = seg_bin_of(off, nseg, cap, i);
+        if (b >= 0)
+            atomic_inc(&lh[b]);
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    return b;
 }
 
 __kernel CLSORT_SHAPE_SEG_ITEM void seg_count(CLSORT_ARGS_SEG_BIN)
 {
     __local uint lh[SEG_BINS];
-    uint rank = 0;
-    (void)seg_bin_local(off, nseg, cap, lh, &rank);
+    ulong lo, hi;
+    seg_group_block(nseg, &lo, &hi);
+    seg_count_local(off, nseg, cap, lo, hi, lh);
     for (uint j = get_local_id(0); j < SEG_BINS; j += get_local_size(0))
         if (lh[j])
             atomic_add(&meta[j], lh[j]);
 }
 
 /* The order inside a bin follows the atomics; it changes which work-item or work-group sorts
- * which segment, never what is sorted. A work-group's segments of one bin stay together, so
- * neighbours in the list are mostly neighbours in memory. */
+ * which segment, never what is sorted. A work-group's segments of one bin stay together and
+ * come round by round, so neighbours in the list are mostly neighbours in memory. The bounds
+ * are read twice (count, then place): the second time from the cache. */
 __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 {
     __local uint lh[SEG_BINS], lbase[SEG_BINS];
-    uint rank = 0;
-    const int b = seg_bin_local(off, nseg, cap, lh, &rank);
+    ulong lo, hi;
+    seg_group_block(nseg, &lo, &hi);
+    seg_count_local(off, nseg, cap, lo, hi, lh);
     for (uint j = get_local_id(0); j < SEG_BINS; j += get_local_size(0)) {
         if (!lh[j])
             continue;
@@ -118,8 +139,11 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
         lbase[j] = base + atomic_add(&meta[SEG_CURSORS + j], lh[j]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (b >= 0)
-        SEG_LIST(lbase[b] + rank) = (uint)get_global_id(0);
+    for (ulong i = lo + get_local_id(0); i < hi; i += get_local_size(0)) {
+        const int b = seg_bin_of(off, nseg, cap, i);
+        if (b >= 0)
+            SEG_LIST(atomic_inc(&lbase[b])) = (uint)i;
+    }
 }
 
 /* ---- Compare-exchange with the stable tiebreak --------------------------------------------
@@ -309,6 +333,48 @@ inline uint pack_per_tile(const uint b)
     return min((uint)TILE >> (b + 1), (uint)PACK_SEGS);
 }
 
+/* The merges that sort every 2^plog-block of a packed tile: bitonic_sort_tile's first plog
+ * merges. With SEG_PACK_C every merge's groups are written out with constant strides and
+ * bank-conflict-free layouts (tile.cl's MERGE_C), each behind a uniform test of plog, so the code
+ * is that of one tile sort however many bins the pass serves; otherwise the run-time groups of
+ * RUN_LEVELS, whose predicates and two-way bank conflicts stay since plog is a run-time value.
+ * Measured on an H100 (2^24 u32 keys, the rest of the pass alike): 1.06x faster for segments of
+ * 16 keys, 1.7x for 1024, 1.9x for 4096. Only up to 16 keys a work-item, which is what GPUs get
+ * (segments.c: 4096 slots for 256 work-items): with 32, PoCL's compiler spent over 8 minutes on
+ * the program. -DSEG_PACK_C=0 (CLSORT_BUILD_OPTIONS) gives the run-time groups, to compare.
+ * Starts and ends with the keys in the layout `cur`, which the caller made. */
+#ifndef SEG_PACK_C
+#define SEG_PACK_C (FULL_PATHS && LOCAL_LOG <= 4)
+#endif
+#if SEG_PACK_C
+#define PACK_MERGE_C(kk)                                                                \
+    if (LOCAL_LOG < (kk) && TILE_LOG >= (kk) && plog >= (kk)) {                         \
+        MERGE_C(kk)                                                                     \
+    }
+#define PACK_SORT_BLOCKS()                                                              \
+    do {                                                                                \
+        _Pragma("unroll") for (uint kk = 1; kk <= LOCAL_LOG; ++kk)                      \
+            if (kk <= plog)                                                             \
+                GROUP_APPLY(k, v, kk, 1u);                                              \
+        /* FULL_PATHS: LOCAL_LOG >= 3, so merges from 4 up are the ones left. */        \
+        PACK_MERGE_C(4) PACK_MERGE_C(5) PACK_MERGE_C(6) PACK_MERGE_C(7)                 \
+        PACK_MERGE_C(8) PACK_MERGE_C(9) PACK_MERGE_C(10) PACK_MERGE_C(11)               \
+        PACK_MERGE_C(12) PACK_MERGE_C(13) PACK_MERGE_C(14) PACK_MERGE_C(15)             \
+        PACK_MERGE_C(16)                                                                \
+    } while (0)
+#define PACK_LAYOUT make_layout_c
+#else
+#define PACK_SORT_BLOCKS()                                                              \
+    do {                                                                                \
+        const uint kin_ = min(plog, (uint)LOCAL_LOG);                                   \
+        for (uint kk = 1; kk <= kin_; ++kk)                                             \
+            GROUP_APPLY(k, v, kk, 1u);                                                  \
+        for (uint kk = LOCAL_LOG + 1; kk <= plog; ++kk)                                 \
+            RUN_LEVELS(kk - 1, 1u);                                                     \
+    } while (0)
+#define PACK_LAYOUT make_layout
+#endif
+
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[LOCAL_SLOTS];
@@ -347,6 +413,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             lstart[j] = st;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        /* Each slot straight from global to local memory. (Loading all of a work-item's slots
+         * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) */
         for (uint s = t; s < TILE; s += WG_SIZE) {
             const uint j = s >> plog, r = s & ((1u << plog) - 1);
             key_type x = KEY_VIRTUAL;
@@ -359,16 +427,12 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             IF_VALS(lv[LPAD(s)] = y;)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        layout cur = make_layout(t, 0, LOCAL_LOG, 0); /* contiguous: t*LOCAL_KEYS + m */
+        layout cur = PACK_LAYOUT(t, 0, LOCAL_LOG, 0); /* contiguous: slot m at base + m */
         _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS; ++m) {
             k[m] = lk[LAYOUT_LPOS(cur, m)];
             IF_VALS(v[m] = lv[LAYOUT_LPOS(cur, m)];)
         }
-        const uint kin = min(plog, (uint)LOCAL_LOG);
-        for (uint kk = 1; kk <= kin; ++kk)
-            GROUP_APPLY(k, v, kk, 1u);
-        for (uint kk = LOCAL_LOG + 1; kk <= plog; ++kk)
-            RUN_LEVELS(kk - 1, 1u);
+        PACK_SORT_BLOCKS();
         /* Each work-item stores to the slots it last loaded: no barrier needed before. */
         _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS; ++m) {
             lk[LAYOUT_LPOS(cur, m)] = k[m];
