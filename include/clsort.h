@@ -272,9 +272,11 @@ CLSORT_API int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_si
  *  CLSORT_DESCENDING, CLSORT_STABLE (pairs: keys that compare equal keep their input order
  *  within their segment) and CLSORT_NO_HOST_FALLBACK. Blocks until done.
  *  Segments of up to 32 keys are sorted by one work-item each, those up to a tile (up to 4096
- *  keys) by one work-group each, all in one set of launches; each longer segment is sorted like
- *  clsort_sort / clsort_sort_pairs (so one segment covering everything costs what clsort_sort
- *  does). AUTO uses bitonic up to the tile and resolves by size above it; an explicit network is
+ *  keys) by one work-group each, all in one set of launches. Longer ones: on GPUs with bitonic
+ *  (AUTO) and without CLSORT_STABLE, every segment of up to 2^31 keys in the same set of
+ *  launches, each by as many work-groups as its length fills (clsort_sort's passes on all of
+ *  them at once); otherwise each segment is sorted like clsort_sort / clsort_sort_pairs (so one
+ *  segment covering everything costs what clsort_sort does). AUTO uses bitonic up to the tile and resolves by size above it; an explicit network is
  *  used for every segment, so the memory accesses depend only on the segment lengths
  *  (docs/security.md). The host fallback is used only when the whole total is at most
  *  clsort_get_host_fallback_max's size.
@@ -299,8 +301,12 @@ CLSORT_API int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, s
  *  clamped to the buffers' sizes (in elements; the smaller of the keys and values buffers), every
  *  segment bound is clamped to that range, and a segment whose end is below its start is empty.
  *  With non-decreasing offsets inside the buffers the result is that of clsort_sort_segments.
- *  Segments above the tile are sorted by one work-group each in global memory, which is slower
- *  than clsort_sort_buffer for one large array. The host fallback is never used.
+ *  Segments above the tile: on GPUs with bitonic (AUTO) and without CLSORT_STABLE, when the
+ *  segments' mean length (the buffers' elements over nseg) is above 4096 keys, by as many
+ *  work-groups each as their lengths fill, in launches made for the longest segment the buffers
+ *  could hold (the lengths are not read back: about 3 launches per doubling of the buffers
+ *  above 4096 elements); otherwise by one work-group each in global memory, which is much
+ *  slower than clsort_sort_buffer for one large array. The host fallback is never used.
  *  Errors as clsort_sort_segments, plus CLSORT_ERR_INVALID_ARG for a bad wait list or an offsets
  *  buffer smaller than nseg + 1 entries, and CLSORT_ERR_UNSUPPORTED for buffers of more than 2^31
  *  keys. */

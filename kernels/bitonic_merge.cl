@@ -122,14 +122,7 @@ __kernel CLSORT_SHAPE_TILE void bitonic_merge_tile(CLSORT_ARGS_SORT1(jmax))
         return;
 #endif
         /* Levels TILE/2 .. 1 in groups, top down, as RUN_LEVELS groups them. */
-        cur = make_layout_c(t, TILE_LOG - LOCAL_LOG, LOCAL_LOG, 0);
-#if TILE_LOG - LOCAL_LOG >= 5
-        REG_LOAD();
-#else
-        LDS_LOAD();
-#endif
-        GROUP_APPLY(k, v, LOCAL_LOG, 0u);
-        GROUPS_AFTER_C(TILE_LOG - 1)
+        HALF_CLEANERS_C();
         LDS_STORE();
     } else
 #endif

@@ -25,7 +25,8 @@
 #define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(common) P(rows) P(tile) P(oddeven_merge)
 #define CLSORT_PARTS_TRANSPOSITION(P) \
     P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
-#define CLSORT_PARTS_SEGMENTED(P) P(manifest) P(common) P(rows) P(tile) P(segmented)
+#define CLSORT_PARTS_SEGMENTED(P) \
+    P(manifest) P(common) P(rows) P(tile) P(segmented) P(seg_large)
 #define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
 #define CLSORT_PROGRAMS(X)                                                          \
@@ -169,6 +170,9 @@
     X(seg_sort_tiny, CLSORT_IN_SEGMENTED, SEG_TINY, SEG_ITEM, ALWAYS)                         \
     X(seg_sort_packed, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
     X(seg_sort_group, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                      \
+    X(seg_large_scan, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_GROUP, ALWAYS)                        \
+    X(seg_large_global, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                    \
+    X(seg_large_merge, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)

@@ -50,6 +50,18 @@
 #define SEG_META 32
 /* List entry e (ulong arithmetic: nseg may come within SEG_META of 2^32). */
 #define SEG_LIST(e) meta[(ulong)SEG_META + (e)]
+/* With the large passes (seg_large.cl) two tables follow the list: LARGE_UNITS(e), the first
+ * unit of the large bin's entry e (e = 0 .. count, the last the total), a unit being TILE slots
+ * of a segment padded to its power of two; and LARGE_MAP(u), the entry that unit u belongs to
+ * (host/execution/segments.h sizes them). */
+#define LARGE_UNITS(e) meta[(ulong)SEG_META + nseg + (e)]
+#define LARGE_MAP(u) meta[(ulong)SEG_META + 2 * nseg + 1 + (u)]
+/* The counter after the bins': log2 of the largest P of the large bin (seg_large_scan), so that
+ * the merges no segment needs end at once (the buffer variant launches them up to its buffer's
+ * size, not knowing the lengths). */
+#define LARGE_TOP_LOG meta[SEG_LARGE_BIN + 1]
+/* seg_sort_packed's bin_last with this bit: the large bin's units too, each a tile sorted whole. */
+#define SEG_PACK_LARGE 0x100u
 
 /* The clamped bounds of segment i; returns its length (0 for an empty or inverted segment). */
 inline ulong seg_bounds(__global const ulong *off, const ulong nseg, const ulong cap,
@@ -83,6 +95,15 @@ inline void seg_group_block(const ulong nseg, ulong *lo, ulong *hi)
     const ulong per = ((nseg + groups - 1) / groups + size - 1) / size * size;
     *lo = min(nseg, (ulong)get_group_id(0) * per);
     *hi = min(nseg, *lo + per);
+}
+
+/* The list index of the large bin's first entry. */
+inline uint large_first(__global const uint *meta)
+{
+    uint f = 0;
+    for (uint b = 0; b < SEG_LARGE_BIN; ++b)
+        f += meta[b];
+    return f;
 }
 
 /* The bin of segment i (-1: fewer than 2 keys). */
@@ -388,15 +409,20 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     (void)gpos;
     (void)max_len;
     const uint t = get_local_id(0);
+    /* The packed bins, then (SEG_PACK_LARGE) the large bin's units: TILE slots of one segment
+     * each, sorted whole (bitonic_sort_tile's work, the first pass of seg_large.cl's sort). */
+    const uint blast = bin_last & ~SEG_PACK_LARGE;
     uint bin0 = 0, ntiles = 0; /* the list index of bin_first's first entry; tiles in all */
     for (uint b = 0; b < bin_first; ++b)
         bin0 += meta[b];
-    for (uint b = bin_first; b <= bin_last; ++b)
+    for (uint b = bin_first; b <= blast; ++b)
         ntiles += (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
+    if (bin_last & SEG_PACK_LARGE)
+        ntiles += LARGE_UNITS(meta[SEG_LARGE_BIN]);
     for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;
-        for (;;) {
+        while (b <= blast) {
             const uint tb = (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
             if (rest < tb)
                 break;
@@ -404,13 +430,30 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             e0 += meta[b];
             ++b;
         }
-        const uint plog = b + 1, per = pack_per_tile(b);
-        const uint first = e0 + rest * per, nt = min(meta[b] - rest * per, per);
-        for (uint j = t; j < nt; j += WG_SIZE) {
-            ulong st;
-            /* Bins hold lengths up to 4096 here: a uint is enough. */
-            llen[j] = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
-            lstart[j] = st;
+        uint plog, nt;
+        if (b <= blast) {
+            const uint per = pack_per_tile(b), first = e0 + rest * per;
+            plog = b + 1;
+            nt = min(meta[b] - rest * per, per);
+            for (uint j = t; j < nt; j += WG_SIZE) {
+                ulong st;
+                /* Bins hold lengths up to 4096 here: a uint is enough. */
+                llen[j] = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
+                lstart[j] = st;
+            }
+        } else {
+            /* Unit `rest` of the large bin: slots [i*TILE, (i+1)*TILE) of its segment, the
+             * keys past the segment's end virtual. */
+            plog = TILE_LOG;
+            nt = 1;
+            if (t == 0) {
+                const uint e = LARGE_MAP(rest);
+                ulong st;
+                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(large_first(meta) + e), &st);
+                const ulong lo = (ulong)(rest - LARGE_UNITS(e)) * TILE;
+                llen[0] = len > lo ? (uint)min(len - lo, (ulong)TILE) : 0u;
+                lstart[0] = st + lo;
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots

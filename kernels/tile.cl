@@ -267,6 +267,20 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
     GROUP_C((top) - 3 * LOCAL_LOG, 0u)                                                  \
     GROUP_C((top) - 4 * LOCAL_LOG, 0u)                                                  \
     GROUP_C((top) - 5 * LOCAL_LOG, 0u)
+/* The half-cleaners TILE/2 .. 1 of a merge (bitonic_merge_tile, seg_large_merge), in groups:
+ * the first group's keys straight from global memory where its lowest stride is at least 32
+ * (coalesced), else through local memory; ends with the keys in registers in the layout `cur`,
+ * for LDS_STORE. */
+#if TILE_LOG - LOCAL_LOG >= 5
+#define HALF_CLEANERS_LOAD_C() REG_LOAD()
+#else
+#define HALF_CLEANERS_LOAD_C() LDS_LOAD()
+#endif
+#define HALF_CLEANERS_C()                                                               \
+    cur = make_layout_c(t, TILE_LOG - LOCAL_LOG, LOCAL_LOG, 0);                         \
+    HALF_CLEANERS_LOAD_C();                                                             \
+    GROUP_APPLY(k, v, LOCAL_LOG, 0u);                                                   \
+    GROUPS_AFTER_C(TILE_LOG - 1)
 /* The merge of blocks of 2^kk keys (strides 2^(kk-1) .. 1, the first a flip), in groups. */
 #define MERGE_C(kk)                                                                     \
     GROUP_C((kk) - 1, 1u)                                                               \

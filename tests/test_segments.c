@@ -431,8 +431,11 @@ int main(void)
      * tile, forced on whatever device this is and with no tiny pass: 2, 16 and 32 keys a
      * work-item in registers (a packed tile of 2, 16 or 32 times the group size; the largest
      * the device allows where smaller), so that PoCL checks the register and local-memory
-     * groups of levels the GPU runs. */
+     * groups of levels the GPU runs. The large passes (kernels/seg_large.cl: segments above
+     * 4096 keys, many work-groups each), which GPUs take by default, are forced on with it: they
+     * run on the packed tile. */
     setenv("CLSORT_SEG_TINY", "0", 1);
+    setenv("CLSORT_SEG_LARGE", "1", 1);
     static const unsigned per_item[3] = {2, 16, 32};
     const int gpu = !strcmp(info.type, "gpu");
     for (int pi = 0; pi < 3; ++pi) {
@@ -458,11 +461,22 @@ int main(void)
         if (wide_too)
             buffer_case(bctx, clc, q, info.has_fp64 ? CLSORT_F64 : CLSORT_U64, 8, M_HUGE, 20,
                         40, CLSORT_BITONIC, CLSORT_DESCENDING);
+        /* Large segments: powers of two and not, above the old one-work-group bound of 16
+         * tiles, keys and pairs, both directions; garbage offsets (overlapping segments make
+         * more units than the map holds). */
+        host_case(ctx, CLSORT_U32, 0, M_EQUAL, 3, 70001, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_RANDOM);
+        buffer_case(bctx, clc, q, CLSORT_I32, 4, M_EQUAL, 3, 16384, CLSORT_BITONIC,
+                    CLSORT_DESCENDING);
+        buffer_case(bctx, clc, q, CLSORT_U32, 0, M_POWER, 40, 0, CLSORT_AUTO, 0);
+        for (unsigned trial = 0; trial < 6; ++trial)
+            garbage_case(bctx, clc, q, 100 + trial);
         if (level > 0)
             for (size_t e = 0; e < sizeof eq / sizeof *eq; ++e)
                 host_case(ctx, CLSORT_U32, 0, M_EQUAL, eq[e] > 1000 ? 4 : 50, eq[e],
                           CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK, T_RANDOM);
     }
+    unsetenv("CLSORT_SEG_LARGE");
     unsetenv("CLSORT_SEG_PACK");
     unsetenv("CLSORT_SEG_TINY");
     clsort_destroy(bctx);

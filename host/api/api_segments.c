@@ -29,6 +29,11 @@ static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int ha
     return clsort__check_fp64(ctx, fn, type);
 }
 
+/* The large passes (kernels/seg_large.cl) take the segments above the group pass's 4096 keys, up
+ * to 2^31 (their slots are 32-bit); longer ones take the normal path. */
+#define SEG_GROUP_MAX 4096u
+#define SEG_LARGE_PASS_MAX ((uint64_t)1 << 31)
+
 /* AUTO inside the segmented passes: bitonic, the fastest of the three at every tile size
  * measured (docs/perf.md); larger segments resolve AUTO by their own size on the normal path. */
 static clsort_algorithm seg_algo(clsort_algorithm algo)
@@ -54,7 +59,8 @@ static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem k
 
 /* Segments of the host variant for each pass of the segmented plan. */
 typedef struct seg_counts {
-    uint64_t tiny, packed, group;
+    uint64_t tiny, packed, group, large;
+    uint64_t longest; /* the longest of the large ones */
 } seg_counts;
 
 /* Uploads [off[0], off[nseg]) and sorts its segments of 2..large_max keys on the device,
@@ -100,6 +106,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     d.tiny_items = c->tiny;
     d.pack_groups = c->packed ? clsort__seg_default_groups(ctx, c->packed) : 0;
     d.groups = c->group ? clsort__seg_default_groups(ctx, c->group) : 0;
+    d.large_len = c->large ? c->longest : 0;
     d.meta_slot = 2;
     d.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
     CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
@@ -172,21 +179,28 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
     const unsigned tiny = clsort__seg_tiny(ctx);
     const int stable = (flags & CLSORT_STABLE) != 0;
-    const uint64_t large_max = clsort__seg_large_max(ctx, tile, stable);
     /* The passes' split (plan.c makes the same from the same functions): tiny segments one a
-     * work-item, up to the packed tile packed, up to large_max one a work-group. */
+     * work-item, up to the packed tile packed, up to 4096 keys (or, without the large passes,
+     * up to large_max) one a work-group, the rest up to large_max in the large passes. */
     const unsigned pack =
         clsort__seg_pack_tile(ctx, type, vs, tiny, stable, seg_algo(algo) == CLSORT_BITONIC);
-    seg_counts c = {0, 0, 0};
+    const int large_on = !stable && clsort__seg_large_on(ctx, pack);
+    const uint64_t large_max = large_on ? SEG_LARGE_PASS_MAX : clsort__seg_large_max(ctx, tile, stable);
+    const uint64_t group_max = large_on ? SEG_GROUP_MAX : large_max;
+    seg_counts c = {0, 0, 0, 0, 0};
     uint64_t nlarge = 0;
     for (size_t i = 0; i < nseg; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
         c.tiny += len >= 2 && len <= tiny;
         c.packed += len >= 2 && len > tiny && len <= pack;
-        c.group += len > tiny && len > pack && len <= large_max;
+        c.group += len > tiny && len > pack && len <= group_max;
+        if (len > group_max && len <= large_max) {
+            c.large += 1;
+            c.longest = len > c.longest ? len : c.longest;
+        }
         nlarge += len > large_max;
     }
-    if (c.tiny || c.packed || c.group)
+    if (c.tiny || c.packed || c.group || c.large)
         rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, &c, large_max);
     if (rc == CLSORT_OK && nlarge)
         *large_out = (unsigned)large_max;
@@ -318,6 +332,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.tiny_items = nseg;
     d.pack_groups = clsort__seg_default_groups(ctx, nseg);
     d.groups = clsort__seg_default_groups(ctx, nseg);
+    d.large_len = clsort__seg_large_blind(cap, nseg) ? cap : 0; /* lengths unknown here */
     d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
     d.gpos_slot = 2;
     return enqueue_segments(ctx, &d, keys, values, offsets, num_wait, wait, done);

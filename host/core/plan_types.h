@@ -118,6 +118,11 @@ typedef struct clsort__seg_plan {
     uint64_t tiny_items;        /* upper bound on the tiny segments (work-items), 0: none */
     uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
     uint64_t groups;            /* work-groups for the group pass, 0: none */
+    unsigned large_log;         /* the large passes (kernels/seg_large.cl) for segments above
+                                 * 4096 keys, up to the merge of blocks of 2^large_log; 0: none
+                                 * (the group pass takes them) */
+    uint64_t large_units;       /* the most units (pack_tile slots) they can make */
+    uint64_t large_groups;      /* work-groups for each of their launches */
     int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
     int need_gpos;              /* stable pairs with segments above the tile: global positions */
 } clsort__seg_plan;

@@ -340,8 +340,11 @@ int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem
     if (rc != CLSORT_OK || plan->empty)
         return rc;
     const clsort__seg_plan *sg = &plan->seg;
-    CLSORT__CHECK(clsort__ensure_scratch(ctx, sg->meta_slot,
-                                         (CLSORT__SEG_META + (size_t)sg->nseg) * sizeof(cl_uint)));
+    const uint64_t words = clsort__seg_meta_words(sg->nseg, sg->large_log ? sg->large_units : 0);
+    if (words > SIZE_MAX / sizeof(cl_uint))
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "segment list of %llu words",
+                            (unsigned long long)words);
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, sg->meta_slot, (size_t)words * sizeof(cl_uint)));
     run->meta = run->gpos = ctx->scratch[sg->meta_slot];
     if (sg->need_gpos) {
         CLSORT__CHECK(clsort__ensure_scratch(ctx, sg->gpos_slot,

@@ -101,3 +101,46 @@ uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg)
     const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * 32;
     return nseg < most ? nseg : most;
 }
+
+int clsort__seg_large_on(const clsort_ctx *ctx, unsigned pack_tile)
+{
+    /* CLSORT_SEG_LARGE=0 or 1 overrides, for tests and measurements. CPUs have no packed pass
+     * by default and keep the group pass (PoCL runs a work-group's barriers as loops; not
+     * measured there yet). The passes need a tile shared by a work-group (tile.cl: more than
+     * 32 slots). */
+    if (pack_tile <= 32)
+        return 0;
+    const char *env = getenv("CLSORT_SEG_LARGE");
+    if (env && *env)
+        return strcmp(env, "0") != 0;
+    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+uint64_t clsort__seg_large_units(uint64_t cap, unsigned pack_tile)
+{
+    return pack_tile ? 2 * (cap / pack_tile) + 2 : 0;
+}
+
+uint64_t clsort__seg_meta_words(uint64_t nseg, uint64_t large_units)
+{
+    /* Counters, the list; with the large passes each large entry's first unit (nseg + 1 at
+     * most) and each unit's entry (kernels/segmented.cl, LARGE_UNITS and LARGE_MAP). */
+    return CLSORT__SEG_META + nseg + (large_units ? nseg + 1 + large_units : 0);
+}
+
+int clsort__seg_large_blind(uint64_t cap, uint64_t nseg)
+{
+    /* The large passes are launched for the longest segment the buffers could hold: about 3
+     * launches per doubling above 4096 elements, 37 for 2^24, whether or not a segment needs
+     * them (each ends at once on the device, but costs the host an enqueue: with them 2^24 keys
+     * in segments of 4096 took 0.55 ms against 0.26 on an H200, 2026-11-26). So they are planned
+     * when the mean length, the buffers shared among the segments, is above the group pass's 4096
+     * keys: then long segments must be there. Otherwise any segment above 4096 keys goes to the
+     * group pass, one work-group each. CLSORT_SEG_LARGE=1 plans them always (tests). */
+    const char *env = getenv("CLSORT_SEG_LARGE");
+    if (cap <= 4096 || nseg == 0)
+        return 0;
+    if (env && !strcmp(env, "1"))
+        return 1;
+    return cap / nseg > 4096;
+}

@@ -32,5 +32,17 @@ unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t v
 uint64_t clsort__seg_large_max(const clsort_ctx *ctx, unsigned tile, int stable);
 /* Work-groups worth launching for the group pass when the number of segments is unknown. */
 uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg);
+/* Whether segments above 4096 keys go through the large passes (kernels/seg_large.cl: many
+ * work-groups a segment) rather than one work-group each in the group pass, given the packed
+ * tile (0: no packed pass, then never). */
+int clsort__seg_large_on(const clsort_ctx *ctx, unsigned pack_tile);
+/* The units of pack_tile slots that segments within cap elements can make in the large passes
+ * (each segment padded to its power of two: fewer than 2 * cap / pack_tile), and the 32-bit
+ * words of the meta buffer for nseg segments with that many units (0: no large passes). */
+uint64_t clsort__seg_large_units(uint64_t cap, unsigned pack_tile);
+/* Whether the buffer variant, which cannot see the lengths, plans the large passes for nseg
+ * segments in buffers of cap elements (where clsort__seg_large_on allows them at all). */
+int clsort__seg_large_blind(uint64_t cap, uint64_t nseg);
+uint64_t clsort__seg_meta_words(uint64_t nseg, uint64_t large_units);
 
 #endif /* CLSORT_SEGMENTS_H */

@@ -100,6 +100,11 @@ static void plan_program(clsort__program_id program, clsort_algorithm algo, clso
     plan->xf = key_transform(type, flags);
 }
 
+/* Work-groups of each large launch per compute unit (each group takes units g, g + groups, ...):
+ * enough to fill a GPU (H100: 8 groups of 256 resident per SM), and few enough that the buffer
+ * variant's launches for merges no segment needs (it cannot know the lengths) cost little. */
+#define LARGE_GROUPS_PER_CU 16u
+
 void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
                            clsort__plan *plan)
 {
@@ -121,6 +126,16 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
     sg->tiny_items = desc->tiny_items;
     sg->pack_groups = sg->pack_tile ? desc->pack_groups : 0;
     sg->groups = desc->groups;
+    /* The large passes: up to the power of two of the longest segment they may meet. */
+    if (desc->large_len > 4096 && sg->pack_tile && !stable &&
+        clsort__seg_large_on(ctx, sg->pack_tile)) {
+        const uint64_t longest = desc->large_len < sg->max_len ? desc->large_len : sg->max_len;
+        sg->large_log = log2_floor(longest - 1) + 1;
+        sg->large_units = clsort__seg_large_units(sg->cap, sg->pack_tile);
+        const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) *
+                              LARGE_GROUPS_PER_CU;
+        sg->large_groups = sg->large_units < most ? sg->large_units : most;
+    }
     sg->meta_slot = desc->meta_slot;
     sg->gpos_slot = desc->gpos_slot;
     /* Stable pairs need a position per key in global memory once a segment is longer than the

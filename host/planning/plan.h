@@ -29,6 +29,8 @@ typedef struct clsort__seg_desc {
     uint64_t tiny_items;        /* upper bound on the tiny segments, 0: none */
     uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
     uint64_t groups;            /* work-groups for the group pass, 0: none */
+    uint64_t large_len;         /* at least the longest segment above 4096 keys (at most
+                                 * max_len), for the large passes; 0: none */
     int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
 } clsort__seg_desc;
 /* Fills plan for the segmented sort of desc (kernels/segmented.cl, schedule.c). */

@@ -199,26 +199,63 @@ static uint64_t seg_bin_items(uint64_t nseg)
     return nseg < SEG_BIN_ITEMS_MAX ? nseg : SEG_BIN_ITEMS_MAX;
 }
 
+/* Bits of seg_sort_packed's bin_last and seg_large_global's first argument (kernels/segmented.cl
+ * SEG_PACK_LARGE, kernels/seg_large.cl LARGE_ARG_*). */
+#define SEG_PACK_LARGE 0x100u
+static cl_uint large_arg(unsigned log_jlow, unsigned r, int flip)
+{
+    return (cl_uint)(log_jlow | r << 8 | (unsigned)(flip != 0) << 16);
+}
+#define LARGE_R_MAX 4u
+
 /* The segmented sort (kernels/segmented.cl): zero the bin counters, bin the segments by length
  * (count, then scatter into the list), then each range of bins once: the tiny segments (bins
  * below tiny_log) one a work-item, those up to the packed tile (bins tiny_log .. pack_log - 1)
- * packed into tiles, the rest (up to the bin of those above 4096 keys) one a work-group.
- * Depends only on (nseg, the bounds given, the shape). */
+ * packed into tiles, the rest (up to the bin of those above 4096 keys) one a work-group. With
+ * the large passes (kernels/seg_large.cl) the segments above 4096 keys leave the group pass:
+ * after the binning their units are numbered, the packed pass sorts each unit whole, and then
+ * bitonic_sort's merges above the tile follow on all of them at once (schedule_bitonic's order:
+ * the levels of strides K/2 .. TILE in register passes of up to LARGE_R_MAX levels, then the
+ * tile's half-cleaners), for every K up to 2^large_log. Depends only on (nseg, the bounds given,
+ * the shape). */
 static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, void *user)
 {
     const clsort__step zero = {.kernel = CLSORT__NKERNELS, .op = CLSORT__OP_ZERO_COUNTERS};
+    const int large = sg->large_log != 0;
     EMIT(zero);
     EMIT(step(CLSORT__K_seg_count, seg_bin_items(sg->nseg), 0, 0, 0));
     EMIT(step(CLSORT__K_seg_scatter, seg_bin_items(sg->nseg), 0, 0, 0));
+    if (large)
+        EMIT(step(CLSORT__K_seg_large_scan, sg->wg, 2, 0, 0));
     if (sg->tiny_items && sg->tiny_log)
         EMIT(step(CLSORT__K_seg_sort_tiny, sg->tiny_items, 0, 0, 0));
-    if (sg->pack_groups && sg->pack_log > sg->tiny_log)
-        EMIT(step(CLSORT__K_seg_sort_packed, sg->pack_groups * sg->wg, 2, sg->tiny_log,
-                  sg->pack_log - 1));
+    const uint64_t pack_groups = large && sg->large_groups > sg->pack_groups ? sg->large_groups
+                                                                              : sg->pack_groups;
+    if (pack_groups && (sg->pack_log > sg->tiny_log || large))
+        EMIT(step(CLSORT__K_seg_sort_packed, pack_groups * sg->wg, 2, sg->tiny_log,
+                  (sg->pack_log - 1) | (large ? SEG_PACK_LARGE : 0u)));
     const cl_uint group_bin = sg->pack_tile ? sg->pack_log : sg->tiny_log;
-    if (sg->groups)
-        EMIT(step(CLSORT__K_seg_sort_group, sg->groups * sg->wg, 2, group_bin,
-                  CLSORT__SEG_LARGE_BIN));
+    const cl_uint group_last = large ? CLSORT__SEG_LARGE_BIN - 1 : CLSORT__SEG_LARGE_BIN;
+    if (sg->groups && group_bin <= group_last)
+        EMIT(step(CLSORT__K_seg_sort_group, sg->groups * sg->wg, 2, group_bin, group_last));
+    if (!large)
+        return CLSORT_OK;
+    const unsigned tile_log = sg->pack_log;
+    const uint64_t items = sg->large_groups * sg->wg;
+    for (unsigned klog = tile_log + 1; klog <= sg->large_log; ++klog) {
+        unsigned levels = klog - tile_log; /* strides 2^(klog-1) .. TILE */
+        unsigned top = klog - 1;           /* log2 of the highest stride left */
+        int flip = 1;
+        while (levels) {
+            const unsigned r = levels < LARGE_R_MAX ? levels : LARGE_R_MAX;
+            EMIT(step(CLSORT__K_seg_large_global, items, 2, large_arg(top + 1 - r, r, flip),
+                      klog));
+            levels -= r;
+            top -= r;
+            flip = 0;
+        }
+        EMIT(step(CLSORT__K_seg_large_merge, items, 2, klog, 0));
+    }
     return CLSORT_OK;
 }
 
