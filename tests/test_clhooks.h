@@ -53,6 +53,7 @@ static atomic_long h_fail_read_after_;     /* reads to let through before failin
 static atomic_int h_fail_write_;           /* fail a clEnqueueWriteBuffer with this error */
 static atomic_long h_fail_write_after_;    /* writes to let through before failing (0: the next) */
 static atomic_long h_launches_;            /* launches passed to the runtime */
+static atomic_llong h_fill_max_;           /* the largest clEnqueueFillBuffer size so far */
 
 static __attribute__((unused)) h_counts h_now(void)
 {
@@ -217,6 +218,21 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_ke
     const cl_int err = real_(q, k, dim, offset, global, local, nwait, wait, event);
     if (err == CL_SUCCESS)
         atomic_fetch_add(&h_launches_, 1);
+    h_event_made_(err, event);
+    return err;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem b, const void *pattern,
+                                                    size_t pattern_size, size_t off, size_t size,
+                                                    cl_uint nwait, const cl_event *wait,
+                                                    cl_event *event)
+{
+    H_REAL_(clEnqueueFillBuffer);
+    long long was = atomic_load(&h_fill_max_);
+    while ((long long)size > was &&
+           !atomic_compare_exchange_weak(&h_fill_max_, &was, (long long)size))
+        ;
+    const cl_int err = real_(q, b, pattern, pattern_size, off, size, nwait, wait, event);
     h_event_made_(err, event);
     return err;
 }

@@ -171,6 +171,30 @@ static void test_errors(void)
     clsort_destroy(ctx);
 }
 
+/* Above 1 GiB the scratch is filled in pieces of at most 1 GiB: NVIDIA's driver never finished a
+ * fill of exactly 2^31 bytes (clsort_prepare of 2^29 u32 keys, `clsort -S 2G`; api_sort.c,
+ * FILL_PIECE). 2^27 + 1024 u64 keys: 1 GiB and 8 KiB. */
+static void test_large_fill(void)
+{
+    clsort_ctx *ctx = t_create_ctx();
+    clsort_device_info info;
+    clsort_get_device_info(ctx, &info);
+    const size_t n = ((size_t)1 << 27) + 1024;
+    if (info.max_alloc < n * 8 || info.global_mem < 4 * n * 8) {
+        t_skip("the device holds less than 4 GiB (%llu bytes)",
+               (unsigned long long)info.global_mem);
+        clsort_destroy(ctx);
+        return;
+    }
+    atomic_store(&h_fill_max_, 0);
+    t_is_status(clsort_prepare(ctx, CLSORT_U64, 0, n, CLSORT_NO_HOST_FALLBACK), CLSORT_OK,
+                "clsort_prepare of 1 GiB and 8 KiB of keys");
+    t_ok(atomic_load(&h_fill_max_) <= ((long long)1 << 30),
+         "... fills its scratch in pieces of at most 1 GiB (largest %lld bytes)",
+         (long long)atomic_load(&h_fill_max_));
+    clsort_destroy(ctx);
+}
+
 int main(void)
 {
     seed = t_init("test_prepare");
@@ -178,6 +202,7 @@ int main(void)
     test_without_prepare();
     test_first_sort_builds_nothing();
     test_errors();
+    test_large_fill();
     const h_counts end = h_now();
     t_ok(end.buffers == start.buffers && end.programs == start.programs &&
              end.kernels == start.kernels,

@@ -468,6 +468,12 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
     return rc;
 }
 
+/* The largest piece reserve_scratch fills at once. NVIDIA's OpenCL driver (580.159.04, on an
+ * H200, 2026-11-26) never finished a clEnqueueFillBuffer of exactly 2^31 bytes with a one-byte
+ * pattern: clsort_prepare of 2^29 u32 keys spun a core for minutes (so did `clsort -S 2G`, which
+ * prepares its runs' size), while 2^30 and 2^32 bytes filled at once. */
+#define FILL_PIECE ((size_t)1 << 30)
+
 /* Makes sure scratch buffer i holds bytes and that the device really allocated it: drivers
  * allocate on first use, where an allocation failure would otherwise show. */
 static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
@@ -479,8 +485,10 @@ static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
     if (rc != CLSORT_OK || had || !bytes)
         return rc;
     const cl_uchar zero = 0;
-    cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->scratch[i], &zero, sizeof zero, 0, bytes, 0,
-                                     NULL, NULL);
+    cl_int err = CL_SUCCESS;
+    for (size_t at = 0; at < bytes && err == CL_SUCCESS; at += FILL_PIECE)
+        err = clEnqueueFillBuffer(ctx->queue, ctx->scratch[i], &zero, sizeof zero, at,
+                                  bytes - at < FILL_PIECE ? bytes - at : FILL_PIECE, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(ctx->queue);
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clEnqueueFillBuffer", "scratch");
