@@ -276,7 +276,8 @@ CLSORT_API int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_si
  *  (AUTO) and without CLSORT_STABLE, every segment of up to 2^31 keys in the same set of
  *  launches, each by as many work-groups as its length fills (clsort_sort's passes on all of
  *  them at once); otherwise each segment is sorted like clsort_sort / clsort_sort_pairs (so one
- *  segment covering everything costs what clsort_sort does). AUTO uses bitonic up to the tile and resolves by size above it; an explicit network is
+ *  segment covering everything costs what clsort_sort does). AUTO uses bitonic in the segmented
+ *  passes and resolves by size for segments sorted like clsort_sort; an explicit network is
  *  used for every segment, so the memory accesses depend only on the segment lengths
  *  (docs/security.md). The host fallback is used only when the whole total is at most
  *  clsort_get_host_fallback_max's size.
