@@ -17,11 +17,6 @@ typedef enum cli_mode {
     CLI_MODE_VERSION
 } cli_mode;
 
-/* What -v prints, on a line of its own, where it would report the sync time when --no-fsync is
- * given: the same words in every report (in memory, the pipeline, runs, -m, several devices),
- * aligned with the other steps; the CLI tests look for exactly this line. */
-#define CLI_SYNC_SKIPPED_REPORT "sync   skipped (--no-fsync)"
-
 typedef struct cli_opts {
     cli_mode mode;
     const char *input;     /* the first input; NULL means standard input (also given as "-") */

@@ -116,10 +116,7 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     }
     cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
              (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
-    if (x->o->no_fsync)
-        cli_info(2, CLI_SYNC_SKIPPED_REPORT);
-    else
-        cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+    cli_report_sync(x->o->no_fsync, sync_ns);
     const uint64_t merge_ns = x->runs_made > 1 ? x->runs.merge_ns : 0;
     const uint64_t steps = p->read_ns + p->upload_ns + p->sort_ns + p->download_ns +
                            p->run_write_ns + merge_ns + write_ns + sync_ns;

@@ -612,3 +612,11 @@ void cli_writer_abort(cli_writer *w)
     }
     writer_free(w);
 }
+
+void cli_report_sync(int no_fsync, uint64_t sync_ns)
+{
+    if (no_fsync)
+        cli_info(2, CLI_SYNC_SKIPPED_REPORT);
+    else
+        cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+}

@@ -164,6 +164,14 @@ int cli_writer_put(cli_writer *w, const void *data, size_t len);
  *  clsort_pwrite.c calls nothing in clsort_fileio.c (tests/check_layers.sh). */
 void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len);
 
+/* What -v prints, on a line of its own, where it would report the sync time when --no-fsync is
+ * given: the same words in every report (in memory, the pipeline, runs, -m, several devices),
+ * aligned with the other steps; the CLI tests look for exactly this line. */
+#define CLI_SYNC_SKIPPED_REPORT "sync   skipped (--no-fsync)"
+/* -v's sync line of the reports that give the sync a line of its own (the pipeline, several
+ * devices): the output's fsync time, or CLI_SYNC_SKIPPED_REPORT. */
+void cli_report_sync(int no_fsync, uint64_t sync_ns);
+
 /** Says that the output will hold `bytes` bytes in all, so that a regular file destination can
  *  have them allocated at once (Linux fallocate; measured faster with the streamed writeback,
  *  docs/perf.md). Best effort: does nothing elsewhere or on any failure, and commit trims the

@@ -1040,10 +1040,7 @@ static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setu
         cli_info(2, "write  %s in %.3f s after the sorts (%s, in order)",
                  cli_format_size(a, sizeof a, bytes), (double)write_ns / 1e9,
                  cli_format_rate(b, sizeof b, bytes, write_ns));
-    if (j->o->no_fsync)
-        cli_info(2, CLI_SYNC_SKIPPED_REPORT);
-    else
-        cli_info(2, "sync   %.3f s (the output's fsync before the rename)", (double)sync_ns / 1e9);
+    cli_report_sync(j->o->no_fsync, sync_ns);
     cli_info(2, "total  %.3f s (%.1f Mrecords/s)", (double)total_ns / 1e9,
              total_ns ? (double)N / ((double)total_ns / 1e9) / 1e6 : 0.0);
 }
