@@ -29,11 +29,6 @@ static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int ha
     return clsort__check_fp64(ctx, fn, type);
 }
 
-/* The large passes (kernels/seg_large.cl) take the segments above the group pass's 4096 keys, up
- * to 2^31 (their slots are 32-bit); longer ones take the normal path. */
-#define SEG_GROUP_MAX 4096u
-#define SEG_LARGE_PASS_MAX ((uint64_t)1 << 31)
-
 /* AUTO inside the segmented passes: bitonic, the fastest of the three at every tile size
  * measured (docs/perf.md); larger segments resolve AUTO by their own size on the normal path. */
 static clsort_algorithm seg_algo(clsort_algorithm algo)
@@ -185,8 +180,9 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     const unsigned pack =
         clsort__seg_pack_tile(ctx, type, vs, tiny, stable, seg_algo(algo) == CLSORT_BITONIC);
     const int large_on = !stable && clsort__seg_large_on(ctx, pack);
-    const uint64_t large_max = large_on ? SEG_LARGE_PASS_MAX : clsort__seg_large_max(ctx, tile, stable);
-    const uint64_t group_max = large_on ? SEG_GROUP_MAX : large_max;
+    const uint64_t large_max =
+        large_on ? CLSORT__SEG_LARGE_PASS_MAX : clsort__seg_large_max(ctx, tile, stable);
+    const uint64_t group_max = large_on ? CLSORT__SEG_GROUP_MAX : large_max;
     seg_counts c = {0, 0, 0, 0, 0};
     uint64_t nlarge = 0;
     for (size_t i = 0; i < nseg; ++i) {

@@ -138,9 +138,9 @@ int clsort__seg_large_blind(uint64_t cap, uint64_t nseg)
      * keys: then long segments must be there. Otherwise any segment above 4096 keys goes to the
      * group pass, one work-group each. CLSORT_SEG_LARGE=1 plans them always (tests). */
     const char *env = getenv("CLSORT_SEG_LARGE");
-    if (cap <= 4096 || nseg == 0)
+    if (cap <= CLSORT__SEG_GROUP_MAX || nseg == 0)
         return 0;
     if (env && !strcmp(env, "1"))
         return 1;
-    return cap / nseg > 4096;
+    return cap / nseg > CLSORT__SEG_GROUP_MAX;
 }

@@ -9,6 +9,10 @@
  * bin of the segments longer than 4096 keys (SEG_LARGE_BIN). */
 #define CLSORT__SEG_META 32
 #define CLSORT__SEG_LARGE_BIN 12
+/* The longest segment of the bins below the large bin (4096 keys), and the longest the large
+ * passes take (kernels/seg_large.cl, LARGE_LEN_MAX: their slots are 32-bit). */
+#define CLSORT__SEG_GROUP_MAX ((uint64_t)1 << CLSORT__SEG_LARGE_BIN)
+#define CLSORT__SEG_LARGE_PASS_MAX ((uint64_t)1 << 31)
 /* Segments one call takes at most, exclusive (include/clsort.h says 2^32 - 17): the list holds
  * 32-bit segment indices. */
 #define CLSORT__SEG_NSEG_LIMIT (((uint64_t)1 << 32) - 17)

@@ -127,7 +127,7 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
     sg->pack_groups = sg->pack_tile ? desc->pack_groups : 0;
     sg->groups = desc->groups;
     /* The large passes: up to the power of two of the longest segment they may meet. */
-    if (desc->large_len > 4096 && sg->pack_tile && !stable &&
+    if (desc->large_len > CLSORT__SEG_GROUP_MAX && !stable &&
         clsort__seg_large_on(ctx, sg->pack_tile)) {
         const uint64_t longest = desc->large_len < sg->max_len ? desc->large_len : sg->max_len;
         sg->large_log = log2_floor(longest - 1) + 1;

@@ -92,9 +92,9 @@ int cli_writer_seekable(const cli_writer *w)
 
 /* ---- Durability: the writeback of what was just written ------------------------------------- */
 
-/* One of the two places that decide whether a file output's data is pushed to the disk (the other:
- * sync_output_file in clsort_fileio.c, the fsync before the rename); every write path calls it
- * (write_all and pw_piece_main), and --no-fsync turns it off here and nowhere else. */
+/* One of the three places that decide whether a file output's data is pushed to the disk (the
+ * others: sync_output_file and sync_output_directory in clsort_fileio.c, the fsyncs around the
+ * rename); every write path calls it (write_all and pw_piece_main). */
 void cli_writer_start_writeback(const cli_writer *w, uint64_t off, uint64_t len)
 {
 #if defined(SYNC_FILE_RANGE_WRITE)
