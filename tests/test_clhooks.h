@@ -7,6 +7,8 @@
  * What it gives a test:
  *   - live counts of buffers, programs, kernels and events (create/retain minus release), and
  *     the bytes held by live buffers, to show that failures and long runs leak nothing;
+ *   - the device commands a sort enqueues (kernels, fills, markers), how many of them asked for
+ *     an event, and the last one's event (NULL when it had none);
  *   - fault injection: the next clCreateBuffer, the Nth clEnqueueNDRangeKernel from now, or the
  *     next (or the Nth) clEnqueueReadBuffer or clEnqueueWriteBuffer returns a chosen OpenCL
  *     error. */
@@ -54,6 +56,9 @@ static atomic_int h_fail_write_;           /* fail a clEnqueueWriteBuffer with t
 static atomic_long h_fail_write_after_;    /* writes to let through before failing (0: the next) */
 static atomic_long h_launches_;            /* launches passed to the runtime */
 static atomic_llong h_fill_max_;           /* the largest clEnqueueFillBuffer size so far */
+static atomic_long h_commands_;            /* kernels, fills and markers enqueued */
+static atomic_long h_command_events_;      /* ... of which asked for an event */
+static _Atomic(cl_event) h_last_command_event_; /* the last one's event, NULL if it had none */
 
 static __attribute__((unused)) h_counts h_now(void)
 {
@@ -203,6 +208,17 @@ static void h_event_made_(cl_int err, cl_event *event)
         atomic_fetch_add(&h_events_, 1);
 }
 
+/* A device command (kernel, fill, marker) went in: counted with whether it asked for an event. */
+static void h_command_(cl_int err, cl_event *event)
+{
+    if (err != CL_SUCCESS)
+        return;
+    atomic_fetch_add(&h_commands_, 1);
+    if (event)
+        atomic_fetch_add(&h_command_events_, 1);
+    atomic_store(&h_last_command_event_, event ? *event : NULL);
+}
+
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k,
                                                        cl_uint dim, const size_t *offset,
                                                        const size_t *global, const size_t *local,
@@ -219,6 +235,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue q, cl_ke
     if (err == CL_SUCCESS)
         atomic_fetch_add(&h_launches_, 1);
     h_event_made_(err, event);
+    h_command_(err, event);
     return err;
 }
 
@@ -234,6 +251,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem b
         ;
     const cl_int err = real_(q, b, pattern, pattern_size, off, size, nwait, wait, event);
     h_event_made_(err, event);
+    h_command_(err, event);
     return err;
 }
 
@@ -277,6 +295,7 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue q, 
     H_REAL_(clEnqueueMarkerWithWaitList);
     const cl_int err = real_(q, nwait, wait, event);
     h_event_made_(err, event);
+    h_command_(err, event);
     return err;
 }
 

@@ -48,7 +48,7 @@ static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem k
     int rc = clsort__run_begin_segments(ctx, &plan, keys, vals, offsets, num_wait, wait, done,
                                         &run);
     if (rc == CLSORT_OK)
-        rc = clsort__schedule(&plan, clsort__run_step, &run);
+        rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
 }
 

@@ -53,7 +53,7 @@ static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_
     clsort__run run;
     int rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
-        rc = clsort__schedule(&plan, clsort__run_step, &run);
+        rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
 }
 
@@ -168,14 +168,14 @@ static int upload_and_sort(clsort_ctx *ctx, const void *keys, const void *values
             rc = clsort__upload_overlapped(ctx, parts, nparts, total, chunk, first_pass_on_chunk,
                                            &cp);
         if (rc == CLSORT_OK)
-            rc = clsort__schedule_rest(&plan, clsort__run_step, &run);
+            rc = clsort__run_schedule(&run, clsort__schedule_rest);
         clsort__trace(ctx, "overlapped upload: chunks of %zu elements", chunk);
     } else if (rc == CLSORT_OK) {
         rc = clsort__upload(ctx, ctx->scratch[0], 0, keys, total * clsort_type_size(type));
         if (rc == CLSORT_OK && values)
             rc = clsort__upload(ctx, ctx->scratch[1], 0, values, total * value_size);
         if (rc == CLSORT_OK && !plan.empty)
-            rc = clsort__schedule(&plan, clsort__run_step, &run);
+            rc = clsort__run_schedule(&run, clsort__schedule);
     }
     return clsort__run_end(&run, rc);
 }

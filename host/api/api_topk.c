@@ -66,7 +66,7 @@ static int enqueue_topk(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t valu
     int rc = clsort__run_begin_topk(ctx, &plan, keys, values, out_keys, out_values, num_wait,
                                     wait, done, &run);
     if (rc == CLSORT_OK)
-        rc = clsort__schedule(&plan, clsort__run_step, &run);
+        rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
 }
 

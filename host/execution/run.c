@@ -191,6 +191,7 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
 
 static void keep_event(clsort__run *st, cl_event ev)
 {
+    st->tail_has_event = ev != NULL;
     if (!ev)
         return;
     if (!st->first)
@@ -200,16 +201,37 @@ static void keep_event(clsort__run *st, cl_event ev)
     st->last = ev;
 }
 
-/* The segmented sort's first step: zero the bin counters after the run's wait list. */
+/* Whether a command gets an event. Only those whose events are used: the run's first launch (the
+ * statistics' start, clsort_sort_*'s first_out) and its last (the statistics' end, done), every
+ * one for CLSORT_DEBUG=2's per-launch times, and every one while the run does not know which
+ * command is its last (steps_total 0: the chunked first passes, clsort_prepare's warm-up).
+ * An event is not free: NVIDIA's driver (580, H200, 2026-11-26) took 13-15 us to enqueue a kernel
+ * with one on a profiling queue against 5-6 us without, and a run of 15 launches spent 235 us in
+ * clEnqueueNDRangeKernel, more than its kernels' time (docs/perf.md, "Launches"). last_command:
+ * the step's final command. */
+static int want_event(const clsort__run *st, int last_command)
+{
+    if (!st->want_events)
+        return 0;
+    if (st->ctx->debug >= 2 || !st->steps_total || !st->first)
+        return 1;
+    return last_command && st->steps_done >= st->steps_total;
+}
+
+/* The segmented sort's first step: zero the bin counters after the run's wait list. Without an
+ * event but for CLSORT_DEBUG=2: the statistics' span starts at the first kernel, and as the first
+ * command after a large upload the fill took NVIDIA's driver 38 us to enqueue with an event
+ * against 16 us without (H200, 2026-11-26). */
 static int zero_counters(clsort__run *st)
 {
     const cl_uint zero = 0;
     cl_event ev = NULL;
+    const int event = st->want_events && st->ctx->debug >= 2;
     const cl_int err = clEnqueueFillBuffer(st->ctx->queue, st->meta, &zero, sizeof zero, 0,
                                            CLSORT__SEG_META * sizeof(cl_uint),
                                            st->started ? 0 : st->num_wait,
                                            st->started ? NULL : st->wait,
-                                           st->want_events ? &ev : NULL);
+                                           event ? &ev : NULL);
     if (err != CL_SUCCESS)
         return clsort__cl_fail(st->ctx, err, "clEnqueueFillBuffer", "segment bins");
     st->started = 1;
@@ -258,7 +280,8 @@ static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_
         const cl_int err = clEnqueueNDRangeKernel(
             ctx->queue, k, dims, dims > 1 ? offset : NULL, global, lsize,
             own ? num_wait : st->started ? 0 : st->num_wait,
-            own ? wait : st->started ? NULL : st->wait, st->want_events ? &ev : NULL);
+            own ? wait : st->started ? NULL : st->wait,
+            want_event(st, seg + BATCH_CHUNK >= count) ? &ev : NULL);
         if (err != CL_SUCCESS)
             return clsort__cl_fail(ctx, err, "clEnqueueNDRangeKernel", info->name);
         st->started = 1;
@@ -279,7 +302,26 @@ static int enqueue_step(clsort__run *st, const clsort__step *s, cl_mem keys, cl_
 int clsort__run_step(const clsort__step *s, void *user)
 {
     clsort__run *st = user;
+    ++st->steps_done;
     return enqueue_step(st, s, st->keys, st->vals, st->plan->n, st->plan->count, 0, NULL);
+}
+
+static int count_step(const clsort__step *s, void *user)
+{
+    (void)s;
+    ++*(unsigned *)user;
+    return CLSORT_OK;
+}
+
+int clsort__run_schedule(clsort__run *run, clsort__schedule_fn schedule)
+{
+    unsigned total = 0;
+    int rc = schedule(run->plan, count_step, &total);
+    if (rc != CLSORT_OK)
+        return rc;
+    run->steps_total = total;
+    run->steps_done = 0;
+    return schedule(run->plan, clsort__run_step, run);
 }
 
 int clsort__run_chunk_step(clsort__run *run, const clsort__step *step, cl_mem keys, cl_mem vals,
@@ -399,6 +441,14 @@ int clsort__run_end(clsort__run *run, int rc)
         const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, run->num_wait, run->wait, &ev);
         CLSORT__CL_CHECK(ctx, err, "clEnqueueMarkerWithWaitList", "");
         run->first = run->last = ev;
+    } else if (run->started && !run->tail_has_event && (run->done_out || ctx->profiling)) {
+        /* The last command went without an event (a schedule that emitted more or fewer steps
+         * than it counted would do that): a marker stands for it, so that done and the
+         * statistics never end early. */
+        cl_event ev = NULL;
+        const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev);
+        CLSORT__CL_CHECK(ctx, err, "clEnqueueMarkerWithWaitList", "the run's last event");
+        keep_event(run, ev);
     }
     ctx->stats.launches = run->launches;
     ctx->stats.global_passes = run->launches;

@@ -21,7 +21,10 @@ typedef struct clsort__run {
     const cl_event *wait;
     cl_event *done_out, *first_out;     /* the caller's event pointers, filled by clsort__run_end */
     cl_event first, last;
-    int want_events;
+    int want_events;                    /* events wanted at all (run.c, want_event: which) */
+    int tail_has_event;                 /* the last command enqueued got an event */
+    unsigned steps_total, steps_done;   /* clsort__run_schedule's count (0: not known), and
+                                           the steps enqueued so far */
     int started;                        /* something enqueued: the wait list is spent */
     unsigned launches;
 } clsort__run;
@@ -45,6 +48,11 @@ int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem
 int clsort__run_begin_topk(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
                            cl_mem out_keys, cl_mem out_vals, cl_uint num_wait,
                            const cl_event *wait, cl_event *done, clsort__run *run);
+/* A schedule of schedule.h (clsort__schedule, clsort__schedule_rest). */
+typedef int (*clsort__schedule_fn)(const clsort__plan *plan, clsort__emit_fn emit, void *user);
+/* Enqueues every step that `schedule` emits for the run's plan. It counts them first (a schedule
+ * is arithmetic on the plan), so that only the run's first and last commands carry events. */
+int clsort__run_schedule(clsort__run *run, clsort__schedule_fn schedule);
 /* Enqueues one step (a clsort__emit_fn: user is the clsort__run). */
 int clsort__run_step(const clsort__step *step, void *user);
 /* Enqueues one tile step of the schedule (clsort__schedule_first_step) on one chunk of the input
