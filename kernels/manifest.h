@@ -90,6 +90,17 @@
     __global key_type *restrict keys VALS_PARAM, __global const ulong *off, const ulong nseg, \
         const ulong cap, __global const uint *meta, const uint xf, const uint bin_first,     \
         const uint bin_last, __global uint *gpos, const ulong max_len
+/* Step arguments with fields, packed by the schedule (host/planning/schedule.c) and unpacked by
+ * the kernels from these same lines. seg_sort_packed's bin_last with CLSORT_SEG_PACK_LARGE: the
+ * large bin's units too (segmented.cl, seg_large.cl). seg_large_global's bin_first: log2 of its
+ * lowest stride, its level count R (1 .. CLSORT_LARGE_R_MAX, each a code path of its own) and
+ * whether its first level is the flip. */
+#define CLSORT_SEG_PACK_LARGE 0x100u
+#define CLSORT_LARGE_R_MAX 4u
+#define CLSORT_LARGE_ARG(log_jlow, r, flip) ((log_jlow) | (r) << 8 | (flip) << 16)
+#define CLSORT_LARGE_ARG_LOG_JLOW(a) ((a) & 0xFFu)
+#define CLSORT_LARGE_ARG_R(a) (((a) >> 8) & 0xFFu)
+#define CLSORT_LARGE_ARG_FLIP(a) (((a) >> 16) & 1u)
 #define CLSORT_ARGS_TOPK_TILE                                                                  \
     __global const key_type *keys, __global const tk_val *vals, __global const key_type *ik,   \
         __global const tk_idx *ii, __global const tk_val *iv, __global key_type *ok,          \

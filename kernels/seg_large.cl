@@ -9,7 +9,8 @@
  * (host/planning/schedule.c, schedule_segmented):
  *   seg_large_scan   one work-group: each entry's first unit (LARGE_UNITS) and each unit's entry
  *                    (LARGE_MAP), from the large bin of the list
- *   seg_sort_packed  (segmented.cl, with SEG_PACK_LARGE) every unit sorted whole: merges 2..TILE
+ *   seg_sort_packed  (segmented.cl, with CLSORT_SEG_PACK_LARGE) every unit sorted whole:
+ *                    merges 2..TILE
  *   then for each merge of blocks of K = 2*TILE, 4*TILE, ... up to the largest P:
  *   seg_large_global R fused levels of strides >= TILE a work-item, in registers; the first
  *                    launch of a merge starts with the flip (stride K/2)
@@ -18,13 +19,11 @@
  * only on the segments' lengths; the bounds are clamped as everywhere in segmented.cl. The host
  * launches these for bitonic without SEG_STABLE only (they exist in every segmented program). */
 
-/* Fused levels of seg_large_global at most: 16 keys a work-item in registers. */
-#define LARGE_R_MAX 4
-/* seg_large_global's first argument: log2 of the lowest stride, the level count R and whether
- * the first level is the flip. The host packs it the same way (schedule.c). */
-#define LARGE_ARG_LOG_JLOW(a) ((a) & 0xFFu)
-#define LARGE_ARG_R(a) (((a) >> 8) & 0xFFu)
-#define LARGE_ARG_FLIP(a) (((a) >> 16) & 1u)
+/* seg_large_global writes out R = 1 .. 4, 16 keys a work-item in registers at most: the host
+ * packs no more (manifest.h, CLSORT_LARGE_ARG). */
+#if CLSORT_LARGE_R_MAX != 4
+#error "seg_large_global has code paths for R = 1 .. 4"
+#endif
 
 /* The longest segment these passes take (their slots are 32-bit); the host variant sorts longer
  * ones on the normal path (host/api/api_segments.c, SEG_LARGE_PASS_MAX). */
@@ -104,19 +103,20 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_large_scan(CLSORT_ARGS_SEG_BIN)
 }
 
 /* Unit u's segment: its start, its length, the unit's first slot; returns 0 when the segment
- * sits out a merge of blocks of 2^klog (P < 2^klog). */
+ * sits out a merge of blocks of 2^klog (P < 2^klog). first: large_first(meta), read once per
+ * work-group. */
 inline int large_unit(__global const ulong *off, const ulong nseg, const ulong cap,
-                      __global const uint *meta, const uint u, const uint klog, ulong *start,
-                      ulong *len, ulong *lo)
+                      __global const uint *meta, const uint first, const uint u, const uint klog,
+                      ulong *start, ulong *len, ulong *lo)
 {
     const uint e = LARGE_MAP(u);
-    *len = seg_bounds(off, nseg, cap, SEG_LIST(large_first(meta) + e), start);
+    *len = seg_bounds(off, nseg, cap, SEG_LIST(first + e), start);
     *lo = (ulong)(u - LARGE_UNITS(e)) * TILE;
     const ulong P = (ulong)(LARGE_UNITS(e + 1) - LARGE_UNITS(e)) * TILE;
     return P >= ((ulong)1 << klog);
 }
 
-/* R levels (first_arg: LARGE_ARG_*) of the merge of blocks of 2^klog, strides jlow << (R-1) ..
+/* R levels (bin_first: CLSORT_LARGE_ARG) of the merge of blocks of 2^klog, strides jlow << (R-1) ..
  * jlow, all >= TILE. Unit u holds the TILE / 2^R sets of 2^R slots numbered from u's first slot
  * / 2^R; a set's slots are those of bitonic_global (bitonic_global.cl): base + m*jlow, with the
  * flip's upper half at the mirror images. Work-items of a group take neighbouring sets, whose
@@ -151,16 +151,16 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_large_global(CLSORT_ARGS_SEG_GROUP)
 {
     (void)gpos;
     (void)max_len;
-    const uint log_jlow = LARGE_ARG_LOG_JLOW(bin_first), R = LARGE_ARG_R(bin_first);
-    const uint flip = LARGE_ARG_FLIP(bin_first), klog = bin_last;
+    const uint log_jlow = CLSORT_LARGE_ARG_LOG_JLOW(bin_first), R = CLSORT_LARGE_ARG_R(bin_first);
+    const uint flip = CLSORT_LARGE_ARG_FLIP(bin_first), klog = bin_last;
     if (klog > LARGE_TOP_LOG)
         return; /* no segment this long: a merge the buffer variant launches blind */
     const uint sets = (uint)TILE >> R;
     const ulong jlow = (ulong)1 << log_jlow;
-    const uint total = LARGE_UNITS(meta[SEG_LARGE_BIN]);
+    const uint total = LARGE_UNITS(meta[SEG_LARGE_BIN]), first = large_first(meta);
     for (uint u = get_group_id(0); u < total; u += get_num_groups(0)) {
         ulong s, len, lo;
-        if (!large_unit(off, nseg, cap, meta, u, klog, &s, &len, &lo))
+        if (!large_unit(off, nseg, cap, meta, first, u, klog, &s, &len, &lo))
             continue;
         __global key_type *gk = keys + s;
         IF_VALS(__global val_type *gv = vals + s;)
@@ -197,12 +197,12 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_large_merge(CLSORT_ARGS_SEG_GROUP)
     const uint t = get_local_id(0), klog = bin_first;
     if (klog > LARGE_TOP_LOG)
         return; /* no segment this long */
-    const uint total = LARGE_UNITS(meta[SEG_LARGE_BIN]);
+    const uint total = LARGE_UNITS(meta[SEG_LARGE_BIN]), lfirst = large_first(meta);
     __global key_type *const keys0 = keys;
     IF_VALS(__global val_type *const vals0 = vals;)
     for (uint u = get_group_id(0); u < total; u += get_num_groups(0)) {
         ulong s, len, first;
-        if (!large_unit(off, nseg, cap, meta, u, klog, &s, &len, &first) || first >= len)
+        if (!large_unit(off, nseg, cap, meta, lfirst, u, klog, &s, &len, &first) || first >= len)
             continue; /* sorted already, or all virtual */
         /* tile.cl's loads and stores address keys[first + ...] below n. */
         keys = keys0 + s;

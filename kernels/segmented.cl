@@ -60,8 +60,6 @@
  * the merges no segment needs end at once (the buffer variant launches them up to its buffer's
  * size, not knowing the lengths). */
 #define LARGE_TOP_LOG meta[SEG_LARGE_BIN + 1]
-/* seg_sort_packed's bin_last with this bit: the large bin's units too, each a tile sorted whole. */
-#define SEG_PACK_LARGE 0x100u
 
 /* The clamped bounds of segment i; returns its length (0 for an empty or inverted segment). */
 inline ulong seg_bounds(__global const ulong *off, const ulong nseg, const ulong cap,
@@ -409,16 +407,20 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     (void)gpos;
     (void)max_len;
     const uint t = get_local_id(0);
-    /* The packed bins, then (SEG_PACK_LARGE) the large bin's units: TILE slots of one segment
-     * each, sorted whole (bitonic_sort_tile's work, the first pass of seg_large.cl's sort). */
-    const uint blast = bin_last & ~SEG_PACK_LARGE;
+    /* The packed bins, then (CLSORT_SEG_PACK_LARGE, manifest.h) the large bin's units: TILE
+     * slots of one segment each, sorted whole (bitonic_sort_tile's work, the first pass of
+     * seg_large.cl's sort). */
+    const uint blast = bin_last & ~CLSORT_SEG_PACK_LARGE;
     uint bin0 = 0, ntiles = 0; /* the list index of bin_first's first entry; tiles in all */
     for (uint b = 0; b < bin_first; ++b)
         bin0 += meta[b];
     for (uint b = bin_first; b <= blast; ++b)
         ntiles += (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
-    if (bin_last & SEG_PACK_LARGE)
+    uint lfirst = 0; /* the large bin's first list entry, read once */
+    if (bin_last & CLSORT_SEG_PACK_LARGE) {
         ntiles += LARGE_UNITS(meta[SEG_LARGE_BIN]);
+        lfirst = large_first(meta);
+    }
     for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;
@@ -449,7 +451,7 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             if (t == 0) {
                 const uint e = LARGE_MAP(rest);
                 ulong st;
-                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(large_first(meta) + e), &st);
+                const ulong len = seg_bounds(off, nseg, cap, SEG_LIST(lfirst + e), &st);
                 const ulong lo = (ulong)(rest - LARGE_UNITS(e)) * TILE;
                 llen[0] = len > lo ? (uint)min(len - lo, (ulong)TILE) : 0u;
                 lstart[0] = st + lo;

@@ -199,14 +199,11 @@ static uint64_t seg_bin_items(uint64_t nseg)
     return nseg < SEG_BIN_ITEMS_MAX ? nseg : SEG_BIN_ITEMS_MAX;
 }
 
-/* Bits of seg_sort_packed's bin_last and seg_large_global's first argument (kernels/segmented.cl
- * SEG_PACK_LARGE, kernels/seg_large.cl LARGE_ARG_*). */
-#define SEG_PACK_LARGE 0x100u
+/* seg_large_global's first argument (kernels/manifest.h, CLSORT_LARGE_ARG). */
 static cl_uint large_arg(unsigned log_jlow, unsigned r, int flip)
 {
-    return (cl_uint)(log_jlow | r << 8 | (unsigned)(flip != 0) << 16);
+    return (cl_uint)CLSORT_LARGE_ARG(log_jlow, r, (unsigned)(flip != 0));
 }
-#define LARGE_R_MAX 4u
 
 /* The segmented sort (kernels/segmented.cl): zero the bin counters, bin the segments by length
  * (count, then scatter into the list), then each range of bins once: the tiny segments (bins
@@ -215,7 +212,7 @@ static cl_uint large_arg(unsigned log_jlow, unsigned r, int flip)
  * the large passes (kernels/seg_large.cl) the segments above 4096 keys leave the group pass:
  * after the binning their units are numbered, the packed pass sorts each unit whole, and then
  * bitonic_sort's merges above the tile follow on all of them at once (schedule_bitonic's order:
- * the levels of strides K/2 .. TILE in register passes of up to LARGE_R_MAX levels, then the
+ * the levels of strides K/2 .. TILE in register passes of up to CLSORT_LARGE_R_MAX levels, then the
  * tile's half-cleaners), for every K up to 2^large_log. Depends only on (nseg, the bounds given,
  * the shape). */
 static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, void *user)
@@ -233,7 +230,7 @@ static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, 
                                                                               : sg->pack_groups;
     if (pack_groups && (sg->pack_log > sg->tiny_log || large))
         EMIT(step(CLSORT__K_seg_sort_packed, pack_groups * sg->wg, 2, sg->tiny_log,
-                  (sg->pack_log - 1) | (large ? SEG_PACK_LARGE : 0u)));
+                  (sg->pack_log - 1) | (large ? CLSORT_SEG_PACK_LARGE : 0u)));
     const cl_uint group_bin = sg->pack_tile ? sg->pack_log : sg->tiny_log;
     const cl_uint group_last = large ? CLSORT__SEG_LARGE_BIN - 1 : CLSORT__SEG_LARGE_BIN;
     if (sg->groups && group_bin <= group_last)
@@ -247,7 +244,7 @@ static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, 
         unsigned top = klog - 1;           /* log2 of the highest stride left */
         int flip = 1;
         while (levels) {
-            const unsigned r = levels < LARGE_R_MAX ? levels : LARGE_R_MAX;
+            const unsigned r = levels < CLSORT_LARGE_R_MAX ? levels : CLSORT_LARGE_R_MAX;
             EMIT(step(CLSORT__K_seg_large_global, items, 2, large_arg(top + 1 - r, r, flip),
                       klog));
             levels -= r;
