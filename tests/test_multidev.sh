@@ -180,6 +180,25 @@ if CLSORT_CLI_DEVICE_WEIGHTS=measure "$CLSORT" -v -d cpu:all -o "$W/m.bin" "$W/b
     [ "$(grep -c '^clsort:   sort' "$W/err")" = 2 ] && grep -q "^clsort: sync" "$W/err"; then
     pass "key ranges: measured rates, -v shows read, route, sort per device, write and sync"
 else fail "key ranges: measured rates, -v shows read, route, sort per device, write and sync"; fi
+# Networks on the CPU devices (-a bitonic, not the host's own sort): PoCL's devices share the
+# host's cores and would take turns, so the first one sorts the whole input and -v says so; with
+# the shares given (CLSORT_CLI_DEVICE_WEIGHTS) both sort their ranges, in turns. Same bytes both
+# ways, and the same as one device. (The input is above 2^21 records, so a half lands just past a
+# power of two: bitonic_global.cl's work-groups wholly in the virtual tail.) big.bin from above.
+if "$CLSORT" -v -d cpu:all -a bitonic -o "$W/m.bin" "$W/big.bin" 2>"$W/err" && cmp -s "$W/m.bin" "$W/ref.bin" &&
+    grep -q "^clsort: route  none: the devices share the host's cores" "$W/err" &&
+    grep -q "^clsort: device 0:1 .*: 0 records" "$W/err"; then
+    pass "-d cpu:all -a bitonic: one device sorts all (the devices would take turns), -v says so"
+else fail "-d cpu:all -a bitonic: one device sorts all (the devices would take turns), -v says so: $(grep route "$W/err")"; fi
+if CLSORT_CLI_DEVICE_WEIGHTS=1,1 "$CLSORT" -v -d cpu:all -a bitonic -o "$W/m.bin" "$W/big.bin" 2>"$W/err" &&
+    cmp -s "$W/m.bin" "$W/ref.bin" && grep -q "^clsort: route  [0-9]" "$W/err" &&
+    ! grep -q ": 0 records" "$W/err"; then
+    pass "-d cpu:all -a bitonic with shares given: both devices sort their ranges, same bytes"
+else fail "-d cpu:all -a bitonic with shares given: both devices sort their ranges, same bytes"; fi
+if CLSORT_CLI_DEVICE_WEIGHTS=1,1 "$CLSORT" -d cpu:all -a bitonic -s -t i64 -R 20 -k 5 -o "$W/m.bin" "$W/r.bin" &&
+    cmp -s "$W/m.bin" "$W/rone.bin"; then
+    pass "-d cpu:all -a bitonic with shares given: records with keys at an offset, stable order"
+else fail "-d cpu:all -a bitonic with shares given: records with keys at an offset, stable order"; fi
 # --no-fsync on both several-device paths (key ranges; CLSORT_CLI_KEY_RANGES=0: runs and a merge):
 # the same bytes, -v says the sync was skipped, and under strace no fsync, fdatasync or
 # sync_file_range at all (and some without it, so that the count can fail).

@@ -287,6 +287,7 @@ typedef struct md_dev {
     unsigned char *src;         /* the range, routed: n records in input order (md_alloc_range) */
     int src_pinned;             /* src is clsort_host_alloc memory of ctx */
     int src_is_input;           /* src is the input buffer itself (one device) */
+    int idle;                   /* no range: another device sorts the whole input (md_sole) */
     unsigned char *alt_own;     /* alt when it is a buffer of its own (one device) */
     unsigned char *alt;         /* as many bytes at the range's place in the A buffer */
     size_t n;
@@ -315,6 +316,7 @@ struct md_job {
     int abort_wait;             /* a setup thread could not be started: nobody waits */
     long fault;                 /* CLSORT_TEST_DEVICE_FAULT: this device fails after one sort */
     int one_at_a_time;          /* the devices are the host's cores: their sorts take turns */
+    int sole;                   /* ...so device 0 sorts the whole input, in place (md_sole) */
     size_t N;                   /* records of the input */
     pthread_mutex_t turn;
 };
@@ -542,16 +544,19 @@ typedef struct md_router {
 } md_router;
 
 /* The device of each record with one key (no tie-breakers): its ordinal against each splitter's,
- * the position only on a tie; no branch on the data. A splitter past the sample (rec NULL) has
- * the largest ordinal and position, which no record reaches. */
+ * the position only on a tie. A splitter past the sample (rec NULL) has the largest ordinal and
+ * position, which no record reaches. No branch on the data: with `||` and `&&` the compiler
+ * branched on each comparison, mispredicted half the time on random keys, and the pass took 3.5x
+ * as long (16M u32 keys: 86 against 25 ms on one core). The counts go to four rows by record so
+ * that consecutive records of one device do not wait on each other's increment. */
 #define MD_COUNT_LOOP(ORD)                                                                        \
     for (size_t i = r->lo; i < r->hi; ++i) {                                                      \
         const uint64_t ord = (ORD);                                                               \
         size_t d = 0;                                                                             \
         for (size_t t = 0; t < last; ++t)                                                         \
-            d += ord > so[t] || (ord == so[t] && (uint64_t)i >= sp[t]);                           \
+            d += (size_t)((ord > so[t]) | ((ord == so[t]) & ((uint64_t)i >= sp[t])));             \
         r->bid[i] = (unsigned char)d;                                                             \
-        cnt[d] += 1;                                                                              \
+        cnt4[i & 3][d] += 1;                                                                      \
     }
 
 static void *md_route_count(void *arg)
@@ -562,6 +567,7 @@ static void *md_route_count(void *arg)
     /* Counters on this thread's stack: the threads' rows of r->count share cache lines, and an
      * increment a record there costs more than the rest of the loop (false sharing). */
     uint64_t cnt[MD_MAX_DEVICES + 1] = { 0 };
+    uint64_t cnt4[4][17] = { { 0 } }; /* MD_COUNT_LOOP's rows (last <= 16) */
     if (!ks->nextra && last <= 16) {
         uint64_t so[16], sp[16];
         for (size_t t = 0; t < last; ++t) {
@@ -582,6 +588,8 @@ static void *md_route_count(void *arg)
         } else {
             MD_COUNT_LOOP(cli_key_ordinal(ks, in + i * R))
         }
+        for (size_t d = 0; d <= last; ++d)
+            cnt[d] = cnt4[0][d] + cnt4[1][d] + cnt4[2][d] + cnt4[3][d];
     } else {
         for (size_t i = r->lo; i < r->hi; ++i) {
             const unsigned char *const rec = r->in + i * R;
@@ -726,13 +734,18 @@ static void *md_big_alloc(size_t bytes, const char *what)
 
 /* Each device's range buffer: page-locked memory of its own context (clsort_host_alloc) where it
  * can be had, which the library moves to and from the device at bus speed with no staging copy;
- * else host memory. */
+ * else host memory. A range that the host's own sort takes on a CPU device never crosses a bus:
+ * it goes in huge pages (md_big_alloc), whose first touch in the routing is a few faults where
+ * PoCL's page-locked blocks took one a 4 KiB page (64 MiB: about 30 ms on the 2-core machine).
+ * PoCL's networks do want its blocks: with plain memory their sort took 1.6x as long. */
 static int md_alloc_range(md_dev *d, size_t R)
 {
     const size_t bytes = d->n * R;
+    const int cpu = d->have_di && strcmp(d->di.type, "cpu") == 0 &&
+                    md_host_sort(d, d->n < d->cap ? d->n : d->cap);
     d->src_pinned = 0;
     d->src = NULL;
-    if (bytes >= ((size_t)1 << 20) && !cli_keyspec_pairs(&d->job->ks))
+    if (bytes >= ((size_t)1 << 20) && !cpu && !cli_keyspec_pairs(&d->job->ks))
         d->src = clsort_host_alloc(d->ctx, bytes);
     if (d->src) {
         d->src_pinned = 1;
@@ -748,15 +761,19 @@ static int md_alloc_range(md_dev *d, size_t R)
 static size_t md_route(md_job *j, const md_sample *split, unsigned char *A, size_t N)
 {
     const size_t nd = j->nd, R = j->ks.record_size;
-    if (nd == 1) {
-        /* One device (gpu:all on a host with one GPU): the input is its range, in place; the
-         * second buffer is only for gathers and merges. On the H200 routing 1 GiB to itself
-         * took 0.8 s. */
+    if (nd == 1 || j->sole) {
+        /* One device (gpu:all on a host with one GPU, or md_sole's choice): the input is its
+         * range, in place; the second buffer is only for gathers and merges. On the H200
+         * routing 1 GiB to itself took 0.8 s. */
         md_dev *const dv = &j->dev[0];
         dv->n = N;
         dv->out_off = 0;
         dv->src = A;
         dv->src_is_input = 1;
+        for (size_t d = 1; d < nd; ++d) {
+            j->dev[d].idle = 1;
+            j->dev[d].out_off = (uint64_t)N * R;
+        }
         dv->alt = dv->alt_own = md_big_alloc(N * R, "a second buffer");
         return dv->alt ? 1 : 0;
     }
@@ -943,6 +960,10 @@ done:
 static void *md_range_main(void *arg)
 {
     md_dev *const d = arg;
+    if (d->idle) {
+        d->rc = CLI_EXIT_OK;
+        return NULL;
+    }
     cli_thread_block_xfsz();
     d->rc = md_sort_range(d);
     if (d->rc == CLI_EXIT_OK && d->job->direct) {
@@ -999,6 +1020,40 @@ static int md_ranges_fit(const cli_input *in, size_t R, size_t nd)
     return in->size / R <= phys / 2 / per && in->size <= SIZE_MAX / 2;
 }
 
+/* Whether the devices' sorts must take turns: CPU devices of one platform (PoCL's) each spread
+ * a sort over all of the host's cores, so at once they only contend for them (two PoCL devices
+ * on 2 cores: 3.5 s against 2.2 s for one device's whole sort). Sorts on the host's own sort
+ * (the library's fallback, or AUTO's host path) run on the devices' threads, one core each, and
+ * so do run at once. Before the routing (routed 0) each device's share is taken as equal. */
+static int md_turns(const md_job *j, int routed)
+{
+    if (j->nd < 2)
+        return 0;
+    int all_host = 1;
+    for (size_t d = 0; d < j->nd; ++d) {
+        const md_dev *const v = &j->dev[d];
+        if (!v->have_di || strcmp(v->di.type, "cpu") != 0 ||
+            strcmp(v->di.platform, j->dev[0].di.platform) != 0)
+            return 0;
+        size_t n = routed ? v->n : j->N / j->nd + 1;
+        if (n > v->cap)
+            n = v->cap;
+        if (!md_host_sort(v, n))
+            all_host = 0;
+    }
+    return !all_host;
+}
+
+/* Devices that would take turns gain nothing from key ranges: the sorts of the ranges, one after
+ * the other on the same cores, cost what one sort of the whole does, and the routing comes on
+ * top (two PoCL devices on 2 cores, 16M u32 keys with -a bitonic: 0.58-0.69 s against 0.53-0.56
+ * s on one device). So the first device sorts the whole input in place and the others stay
+ * idle; -v says so. Not when CLSORT_CLI_DEVICE_WEIGHTS gives the shares. */
+static int md_sole(const md_job *j, int weights_given)
+{
+    return !weights_given && md_turns(j, 0);
+}
+
 static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setup_ns,
                       uint64_t route_ns, size_t route_threads, uint64_t sort_wall_ns,
                       uint64_t write_ns, uint64_t sync_ns, uint64_t total_ns, int measured)
@@ -1015,8 +1070,13 @@ static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setu
              (double)read_ns / 1e9, cli_format_rate(b, sizeof b, bytes, read_ns));
     cli_info(2, "setup  %.3f s (contexts, programs, rates; overlapping the read)",
              (double)setup_ns / 1e9);
-    cli_info(2, "route  %.3f s (%zu threads, %zu splitters)", (double)route_ns / 1e9,
-             route_threads, j->nd - 1);
+    if (j->sole)
+        cli_info(2, "route  none: the devices share the host's cores and would take turns, so "
+                    "device %u:%u sorts all of it (CLSORT_CLI_DEVICE_WEIGHTS: shares)",
+                 j->dev[0].di.platform_index, j->dev[0].di.device_index);
+    else
+        cli_info(2, "route  %.3f s (%zu threads, %zu splitters)", (double)route_ns / 1e9,
+                 route_threads, j->nd - 1);
     double wsum = 0;
     for (size_t d = 0; d < j->nd; ++d)
         wsum += j->dev[d].weight;
@@ -1096,7 +1156,8 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     job.N = N;
     /* Contexts, programs and rates on the devices' threads while the input is read. Below a few
      * calibration sorts' worth of records the rates are not worth measuring: equal shares. */
-    int measured = !md_weights_from_env(&job);
+    const int weights_given = md_weights_from_env(&job);
+    int measured = !weights_given;
     if (measured && N >= 4 * MD_CALIB_KEYS * nd)
         job.calib_keys = MD_CALIB_KEYS;
     for (size_t d = 0; d < nd; ++d) {
@@ -1180,8 +1241,13 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
             dev[d].weight = measured ? dev[d].rate : 1.0;
     }
 
+    for (size_t d = 0; d < nd; ++d)
+        dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
+    job.sole = md_sole(&job, weights_given);
+    for (size_t d = 0; job.sole && d < nd; ++d)
+        dev[d].weight = d == 0;
     t0 = cli_now_ns();
-    if ((rc = md_splitters(&job, A, N, split)) != CLI_EXIT_OK)
+    if (!job.sole && (rc = md_splitters(&job, A, N, split)) != CLI_EXIT_OK)
         goto done;
     if (!(route_threads = md_route(&job, split, A, N))) {
         rc = CLI_EXIT_IO;
@@ -1192,27 +1258,14 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     /* Each device sorts its range; without -u each range's place in the output is known now,
      * and a seekable output takes it as soon as it is sorted. */
     job.direct = !job.ks.unique && cli_writer_seekable(&out);
-    job.write_threads = md_cores() / (unsigned)nd > 1 ? md_cores() / (unsigned)nd : 1;
+    const unsigned sorting = job.sole ? 1u : (unsigned)nd;
+    job.write_threads = md_cores() / sorting > 1 ? md_cores() / sorting : 1;
     cli_writer_reserve(&out, (uint64_t)N * R);
     if (job.direct && (rc = cli_writer_flush(&out)) != CLI_EXIT_OK)
         goto done;
-    for (size_t d = 0; d < nd; ++d)
-        dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
-    /* CPU devices of one platform (PoCL's) each spread a sort over all of the host's cores: at
-     * once they only contend for them (two PoCL devices on 2 cores: 3.5 s against 2.2 s for one
-     * device's whole sort). Their sorts take turns; each range's gather, merge and write still
-     * overlap the next device's sort. */
-    job.one_at_a_time = nd > 1;
-    int all_host = 1; /* sorts on the devices' own threads (host sorts) run at once */
-    for (size_t d = 0; d < nd; ++d) {
-        if (!dev[d].have_di || strcmp(dev[d].di.type, "cpu") != 0 ||
-            strcmp(dev[d].di.platform, dev[0].di.platform) != 0)
-            job.one_at_a_time = 0;
-        if (!md_host_sort(&dev[d], dev[d].n < dev[d].cap ? dev[d].n : dev[d].cap))
-            all_host = 0;
-    }
-    if (all_host)
-        job.one_at_a_time = 0;
+    /* Shares given by CLSORT_CLI_DEVICE_WEIGHTS may still need turns: each range's gather,
+     * merge and write then overlap the next device's sort. */
+    job.one_at_a_time = !job.sole && md_turns(&job, 1);
     pthread_mutex_init(&job.turn, NULL);
     turn_init = 1;
     t0 = cli_now_ns();
