@@ -402,41 +402,50 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
      * reads them from here, not the list and two offsets from global memory. */
     __local ulong lstart[PACK_SEGS];
     __local uint llen[PACK_SEGS];
+    /* The bins' counts, read from global memory once per work-group, in parallel: the loops
+     * below that find the tiles and a tile's bin read them one after the other, and from global
+     * memory each read waited for the one before (up to 12 cache round trips per loop, 3 loops
+     * per tile). */
+    __local uint lcount[SEG_BINS];
     key_type k[LOCAL_KEYS];
     IF_VALS(val_type v[LOCAL_KEYS];)
     (void)gpos;
     (void)max_len;
     const uint t = get_local_id(0);
+    for (uint j = t; j < SEG_BINS; j += WG_SIZE)
+        lcount[j] = meta[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
     /* The packed bins, then (CLSORT_SEG_PACK_LARGE, manifest.h) the large bin's units: TILE
      * slots of one segment each, sorted whole (bitonic_sort_tile's work, the first pass of
      * seg_large.cl's sort). */
     const uint blast = bin_last & ~CLSORT_SEG_PACK_LARGE;
     uint bin0 = 0, ntiles = 0; /* the list index of bin_first's first entry; tiles in all */
     for (uint b = 0; b < bin_first; ++b)
-        bin0 += meta[b];
+        bin0 += lcount[b];
     for (uint b = bin_first; b <= blast; ++b)
-        ntiles += (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
+        ntiles += (lcount[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
     uint lfirst = 0; /* the large bin's first list entry, read once */
     if (bin_last & CLSORT_SEG_PACK_LARGE) {
-        ntiles += LARGE_UNITS(meta[SEG_LARGE_BIN]);
-        lfirst = large_first(meta);
+        ntiles += LARGE_UNITS(lcount[SEG_LARGE_BIN]);
+        for (uint b = 0; b < SEG_LARGE_BIN; ++b)
+            lfirst += lcount[b];
     }
     for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;
         while (b <= blast) {
-            const uint tb = (meta[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
+            const uint tb = (lcount[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
             if (rest < tb)
                 break;
             rest -= tb;
-            e0 += meta[b];
+            e0 += lcount[b];
             ++b;
         }
         uint plog, nt;
         if (b <= blast) {
             const uint per = pack_per_tile(b), first = e0 + rest * per;
             plog = b + 1;
-            nt = min(meta[b] - rest * per, per);
+            nt = min(lcount[b] - rest * per, per);
             for (uint j = t; j < nt; j += WG_SIZE) {
                 ulong st;
                 /* Bins hold lengths up to 4096 here: a uint is enough. */

@@ -425,6 +425,12 @@ int main(void)
     buffer_case(bctx, clc, q, CLSORT_F32, 4, M_EDGES, 60, 0, CLSORT_ODD_EVEN_MERGE,
                 CLSORT_DESCENDING | CLSORT_STABLE);
     buffer_case(bctx, clc, q, CLSORT_I64, 0, M_RANDOM, 0, 5, CLSORT_AUTO, 0);
+    /* More segments than the binning passes have work-items (2^18: schedule.c, seg_bin_items),
+     * so that each work-item bins several, round by round (segmented.cl, seg_group_block):
+     * lengths of one bin and of mixed bins, empty and one-key segments among them. */
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 600000, 3, CLSORT_AUTO, 0);
+    host_case(ctx, CLSORT_U32, 4, M_EQUAL, 1100000, 2, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
     for (unsigned trial = 0; trial < (level > 0 ? 12u : 4u); ++trial)
         garbage_case(bctx, clc, q, trial);
     /* The packed pass (seg_sort_packed), which GPUs take for every segment up to the packed
@@ -458,6 +464,7 @@ int main(void)
         host_case(ctx, CLSORT_U32, 4, M_EQUAL, 40, 100, CLSORT_AUTO,
                   CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_EQUAL);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 200, 40, CLSORT_AUTO, 0);
+        buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 400000, 6, CLSORT_AUTO, 0);
         if (wide_too)
             buffer_case(bctx, clc, q, info.has_fp64 ? CLSORT_F64 : CLSORT_U64, 8, M_HUGE, 20,
                         40, CLSORT_BITONIC, CLSORT_DESCENDING);
