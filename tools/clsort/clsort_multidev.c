@@ -317,6 +317,9 @@ struct md_job {
     long fault;                 /* CLSORT_TEST_DEVICE_FAULT: this device fails after one sort */
     int one_at_a_time;          /* the devices are the host's cores: their sorts take turns */
     int sole;                   /* ...so device 0 sorts the whole input, in place (md_sole) */
+    int weights_given;          /* CLSORT_CLI_DEVICE_WEIGHTS gave the shares */
+    int sole_known;             /* md_setup_main's last thread decided md_sole: sole_setup */
+    int sole_setup;
     size_t N;                   /* records of the input */
     pthread_mutex_t turn;
 };
@@ -409,6 +412,41 @@ static int md_same_model(const md_dev *a, const md_dev *b)
            a->di.max_alloc == b->di.max_alloc;
 }
 
+/* Whether the devices' sorts must take turns: CPU devices of one platform (PoCL's) each spread
+ * a sort over all of the host's cores, so at once they only contend for them (two PoCL devices
+ * on 2 cores: 3.5 s against 2.2 s for one device's whole sort). Sorts on the host's own sort
+ * (the library's fallback, or AUTO's host path) run on the devices' threads, one core each, and
+ * so do run at once. Before the routing (routed 0) each device's share is taken as equal. */
+static int md_turns(const md_job *j, int routed)
+{
+    if (j->nd < 2)
+        return 0;
+    int all_host = 1;
+    for (size_t d = 0; d < j->nd; ++d) {
+        const md_dev *const v = &j->dev[d];
+        if (!v->have_di || strcmp(v->di.type, "cpu") != 0 ||
+            strcmp(v->di.platform, j->dev[0].di.platform) != 0)
+            return 0;
+        const size_t cap = md_device_cap(j->o, &j->ks, v);
+        size_t n = routed ? v->n : j->N / j->nd + 1;
+        if (n > cap)
+            n = cap;
+        if (!md_host_sort(v, n))
+            all_host = 0;
+    }
+    return !all_host;
+}
+
+/* Devices that would take turns gain nothing from key ranges: the sorts of the ranges, one after
+ * the other on the same cores, cost what one sort of the whole does, and the routing comes on
+ * top (two PoCL devices on 2 cores, 16M u32 keys with -a bitonic: 0.58-0.69 s against 0.53-0.56
+ * s on one device). So the first device sorts the whole input in place and the others stay
+ * idle; -v says so. Not when CLSORT_CLI_DEVICE_WEIGHTS gives the shares. */
+static int md_sole(const md_job *j, int weights_given)
+{
+    return !weights_given && md_turns(j, 0);
+}
+
 static void *md_setup_main(void *arg)
 {
     md_dev *const d = arg;
@@ -420,10 +458,17 @@ static void *md_setup_main(void *arg)
     /* Whether to measure depends on all the devices: wait for the others' info. */
     pthread_mutex_lock(&j->mu);
     j->ready += 1;
+    if (j->ready == j->nd && !j->abort_wait) {
+        /* The last one here decides whether the devices past the first will sit out
+         * (md_sole), while no thread uses a context. */
+        j->sole_setup = md_sole(j, j->weights_given);
+        j->sole_known = 1;
+    }
     pthread_cond_broadcast(&j->cv);
     while (j->ready < j->nd && !j->abort_wait)
         pthread_cond_wait(&j->cv, &j->mu);
     const int all = j->ready == j->nd;
+    const int sole = j->sole_known && j->sole_setup;
     pthread_mutex_unlock(&j->mu);
     int measure = all && j->calib_keys > 0 && d->create_rc == CLSORT_OK;
     int identical = 1;
@@ -434,7 +479,8 @@ static void *md_setup_main(void *arg)
             identical = 0;
     }
     const int no_fp64 = j->ks.type == CLSORT_F64 && d->have_di && !d->di.has_fp64;
-    if (d->create_rc == CLSORT_OK && !no_fp64)
+    /* A device that will sit out (md_sole: the first one sorts all) makes no programs. */
+    if (d->create_rc == CLSORT_OK && !no_fp64 && !(sole && d->index > 0))
         md_prepare(d);
     if (measure && (!identical || j->calib_always) && !no_fp64) {
         pthread_mutex_lock(&md_calib_lock);
@@ -1020,40 +1066,6 @@ static int md_ranges_fit(const cli_input *in, size_t R, size_t nd)
     return in->size / R <= phys / 2 / per && in->size <= SIZE_MAX / 2;
 }
 
-/* Whether the devices' sorts must take turns: CPU devices of one platform (PoCL's) each spread
- * a sort over all of the host's cores, so at once they only contend for them (two PoCL devices
- * on 2 cores: 3.5 s against 2.2 s for one device's whole sort). Sorts on the host's own sort
- * (the library's fallback, or AUTO's host path) run on the devices' threads, one core each, and
- * so do run at once. Before the routing (routed 0) each device's share is taken as equal. */
-static int md_turns(const md_job *j, int routed)
-{
-    if (j->nd < 2)
-        return 0;
-    int all_host = 1;
-    for (size_t d = 0; d < j->nd; ++d) {
-        const md_dev *const v = &j->dev[d];
-        if (!v->have_di || strcmp(v->di.type, "cpu") != 0 ||
-            strcmp(v->di.platform, j->dev[0].di.platform) != 0)
-            return 0;
-        size_t n = routed ? v->n : j->N / j->nd + 1;
-        if (n > v->cap)
-            n = v->cap;
-        if (!md_host_sort(v, n))
-            all_host = 0;
-    }
-    return !all_host;
-}
-
-/* Devices that would take turns gain nothing from key ranges: the sorts of the ranges, one after
- * the other on the same cores, cost what one sort of the whole does, and the routing comes on
- * top (two PoCL devices on 2 cores, 16M u32 keys with -a bitonic: 0.58-0.69 s against 0.53-0.56
- * s on one device). So the first device sorts the whole input in place and the others stay
- * idle; -v says so. Not when CLSORT_CLI_DEVICE_WEIGHTS gives the shares. */
-static int md_sole(const md_job *j, int weights_given)
-{
-    return !weights_given && md_turns(j, 0);
-}
-
 static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setup_ns,
                       uint64_t route_ns, size_t route_threads, uint64_t sort_wall_ns,
                       uint64_t write_ns, uint64_t sync_ns, uint64_t total_ns, int measured)
@@ -1157,6 +1169,7 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     /* Contexts, programs and rates on the devices' threads while the input is read. Below a few
      * calibration sorts' worth of records the rates are not worth measuring: equal shares. */
     const int weights_given = md_weights_from_env(&job);
+    job.weights_given = weights_given;
     int measured = !weights_given;
     if (measured && N >= 4 * MD_CALIB_KEYS * nd)
         job.calib_keys = MD_CALIB_KEYS;
@@ -1243,7 +1256,7 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
 
     for (size_t d = 0; d < nd; ++d)
         dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
-    job.sole = md_sole(&job, weights_given);
+    job.sole = job.sole_known ? job.sole_setup : md_sole(&job, weights_given);
     for (size_t d = 0; job.sole && d < nd; ++d)
         dev[d].weight = d == 0;
     t0 = cli_now_ns();
