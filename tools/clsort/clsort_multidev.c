@@ -317,9 +317,8 @@ struct md_job {
     long fault;                 /* CLSORT_TEST_DEVICE_FAULT: this device fails after one sort */
     int one_at_a_time;          /* the devices are the host's cores: their sorts take turns */
     int sole;                   /* ...so device 0 sorts the whole input, in place (md_sole) */
+    int sole_known;             /* sole is decided (by md_setup_main's last thread, or later) */
     int weights_given;          /* CLSORT_CLI_DEVICE_WEIGHTS gave the shares */
-    int sole_known;             /* md_setup_main's last thread decided md_sole: sole_setup */
-    int sole_setup;
     size_t N;                   /* records of the input */
     pthread_mutex_t turn;
 };
@@ -442,9 +441,9 @@ static int md_turns(const md_job *j, int routed)
  * top (two PoCL devices on 2 cores, 16M u32 keys with -a bitonic: 0.58-0.69 s against 0.53-0.56
  * s on one device). So the first device sorts the whole input in place and the others stay
  * idle; -v says so. Not when CLSORT_CLI_DEVICE_WEIGHTS gives the shares. */
-static int md_sole(const md_job *j, int weights_given)
+static int md_sole(const md_job *j)
 {
-    return !weights_given && md_turns(j, 0);
+    return !j->weights_given && md_turns(j, 0);
 }
 
 static void *md_setup_main(void *arg)
@@ -461,14 +460,14 @@ static void *md_setup_main(void *arg)
     if (j->ready == j->nd && !j->abort_wait) {
         /* The last one here decides whether the devices past the first will sit out
          * (md_sole), while no thread uses a context. */
-        j->sole_setup = md_sole(j, j->weights_given);
+        j->sole = md_sole(j);
         j->sole_known = 1;
     }
     pthread_cond_broadcast(&j->cv);
     while (j->ready < j->nd && !j->abort_wait)
         pthread_cond_wait(&j->cv, &j->mu);
     const int all = j->ready == j->nd;
-    const int sole = j->sole_known && j->sole_setup;
+    const int sole = j->sole_known && j->sole;
     pthread_mutex_unlock(&j->mu);
     int measure = all && j->calib_keys > 0 && d->create_rc == CLSORT_OK;
     int identical = 1;
@@ -787,11 +786,11 @@ static void *md_big_alloc(size_t bytes, const char *what)
 static int md_alloc_range(md_dev *d, size_t R)
 {
     const size_t bytes = d->n * R;
-    const int cpu = d->have_di && strcmp(d->di.type, "cpu") == 0 &&
-                    md_host_sort(d, d->n < d->cap ? d->n : d->cap);
+    const int host_sorted = d->have_di && strcmp(d->di.type, "cpu") == 0 &&
+                            md_host_sort(d, d->n < d->cap ? d->n : d->cap);
     d->src_pinned = 0;
     d->src = NULL;
-    if (bytes >= ((size_t)1 << 20) && !cpu && !cli_keyspec_pairs(&d->job->ks))
+    if (bytes >= ((size_t)1 << 20) && !host_sorted && !cli_keyspec_pairs(&d->job->ks))
         d->src = clsort_host_alloc(d->ctx, bytes);
     if (d->src) {
         d->src_pinned = 1;
@@ -1168,9 +1167,8 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     job.N = N;
     /* Contexts, programs and rates on the devices' threads while the input is read. Below a few
      * calibration sorts' worth of records the rates are not worth measuring: equal shares. */
-    const int weights_given = md_weights_from_env(&job);
-    job.weights_given = weights_given;
-    int measured = !weights_given;
+    job.weights_given = md_weights_from_env(&job);
+    int measured = !job.weights_given;
     if (measured && N >= 4 * MD_CALIB_KEYS * nd)
         job.calib_keys = MD_CALIB_KEYS;
     for (size_t d = 0; d < nd; ++d) {
@@ -1256,7 +1254,8 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
 
     for (size_t d = 0; d < nd; ++d)
         dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
-    job.sole = job.sole_known ? job.sole_setup : md_sole(&job, weights_given);
+    if (!job.sole_known) /* a setup thread could not be started */
+        job.sole = md_sole(&job);
     for (size_t d = 0; job.sole && d < nd; ++d)
         dev[d].weight = d == 0;
     t0 = cli_now_ns();
