@@ -407,6 +407,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
      * memory each read waited for the one before (up to 12 cache round trips per loop, 3 loops
      * per tile). */
     __local uint lcount[SEG_BINS];
+    /* Set when a tile's segments are not all full and back to back in memory (see below). */
+    __local uint lgaps;
     key_type k[LOCAL_KEYS];
     IF_VALS(val_type v[LOCAL_KEYS];)
     (void)gpos;
@@ -414,6 +416,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     const uint t = get_local_id(0);
     for (uint j = t; j < SEG_BINS; j += WG_SIZE)
         lcount[j] = meta[j];
+    if (t == 0)
+        lgaps = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The packed bins, then (CLSORT_SEG_PACK_LARGE, manifest.h) the large bin's units: TILE
      * slots of one segment each, sorted whole (bitonic_sort_tile's work, the first pass of
@@ -464,21 +468,56 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
                 const ulong lo = (ulong)(rest - LARGE_UNITS(e)) * TILE;
                 llen[0] = len > lo ? (uint)min(len - lo, (ulong)TILE) : 0u;
                 lstart[0] = st + lo;
+                if (llen[0] != TILE)
+                    lgaps = 1;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        /* Whether slot s is element lstart[0] + s of the buffers for every slot of the tile's
+         * segments: each segment full (P keys, no virtual slot) and right after the one before
+         * it in memory. Equal lengths that are powers of two give such tiles (the binning keeps
+         * neighbours together; where it does not, a tile takes the general path below). Any
+         * work-item that sees a gap says so; all write the same value, so the race is benign.
+         * (The large bin's unit said so above.) */
+        if (b <= blast)
+            for (uint j = t; j < nt; j += WG_SIZE)
+                if (llen[j] != 1u << plog || lstart[j] != lstart[0] + ((ulong)j << plog))
+                    lgaps = 1;
+        /* Outside the branch: with this barrier inside it (after the bounds' loop), PoCL 3.1
+         * sorted wrongly in tiles of 2-key work-items (test_segments), though the branch is
+         * uniform. */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* A tile without gaps is one span of memory: its slots load and store with one bound
+         * and no lookups (at s = 16 the lookups and 64-bit sums per slot were most of the pass:
+         * docs/perf.md). Uniform over the work-group, like plog and nt. */
+        const int span = !lgaps;
+        const ulong base = lstart[0];
+        const uint used = nt << plog; /* slots that hold keys, in a tile without gaps */
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots
          * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) */
-        for (uint s = t; s < TILE; s += WG_SIZE) {
-            const uint j = s >> plog, r = s & ((1u << plog) - 1);
-            key_type x = KEY_VIRTUAL;
-            IF_VALS(val_type y = 0;)
-            if (j < nt && r < llen[j]) {
-                x = to_order(keys[lstart[j] + r], xf);
-                IF_VALS(y = vals[lstart[j] + r];)
+        if (span) {
+            for (uint s = t; s < TILE; s += WG_SIZE) {
+                key_type x = KEY_VIRTUAL;
+                IF_VALS(val_type y = 0;)
+                if (s < used) {
+                    x = to_order(keys[base + s], xf);
+                    IF_VALS(y = vals[base + s];)
+                }
+                lk[LPAD(s)] = x;
+                IF_VALS(lv[LPAD(s)] = y;)
             }
-            lk[LPAD(s)] = x;
-            IF_VALS(lv[LPAD(s)] = y;)
+        } else {
+            for (uint s = t; s < TILE; s += WG_SIZE) {
+                const uint j = s >> plog, r = s & ((1u << plog) - 1);
+                key_type x = KEY_VIRTUAL;
+                IF_VALS(val_type y = 0;)
+                if (j < nt && r < llen[j]) {
+                    x = to_order(keys[lstart[j] + r], xf);
+                    IF_VALS(y = vals[lstart[j] + r];)
+                }
+                lk[LPAD(s)] = x;
+                IF_VALS(lv[LPAD(s)] = y;)
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         layout cur = PACK_LAYOUT(t, 0, LOCAL_LOG, 0); /* contiguous: slot m at base + m */
@@ -492,12 +531,22 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             lk[LAYOUT_LPOS(cur, m)] = k[m];
             IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
         }
+        /* Every work-item read lgaps before the barrier above: clear it for the next tile. */
+        if (t == 0)
+            lgaps = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint s = t; s < TILE; s += WG_SIZE) {
-            const uint j = s >> plog, r = s & ((1u << plog) - 1);
-            if (j < nt && r < llen[j]) {
-                keys[lstart[j] + r] = from_order(lk[LPAD(s)], xf);
-                IF_VALS(vals[lstart[j] + r] = lv[LPAD(s)];)
+        if (span) {
+            for (uint s = t; s < used; s += WG_SIZE) {
+                keys[base + s] = from_order(lk[LPAD(s)], xf);
+                IF_VALS(vals[base + s] = lv[LPAD(s)];)
+            }
+        } else {
+            for (uint s = t; s < TILE; s += WG_SIZE) {
+                const uint j = s >> plog, r = s & ((1u << plog) - 1);
+                if (j < nt && r < llen[j]) {
+                    keys[lstart[j] + r] = from_order(lk[LPAD(s)], xf);
+                    IF_VALS(vals[lstart[j] + r] = lv[LPAD(s)];)
+                }
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the next tile reuses the local arrays */

@@ -111,9 +111,9 @@ static int check_result(clsort_type type, const void *in_k, const void *got_k, s
     return 1;
 }
 
-typedef enum mix { M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_NMIX } mix;
+typedef enum mix { M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_FULL, M_NMIX } mix;
 static const char *const mix_names[M_NMIX] = {"random", "equal", "empty", "one-key", "huge",
-                                              "bin edges", "power-law"};
+                                              "bin edges", "power-law", "full, gaps"};
 
 /* Fills off[0..nseg] for a mix with typical length s, starting at `first`; returns the end. */
 static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint64_t *off, t_rng *r)
@@ -131,6 +131,15 @@ static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint6
         case M_HUGE: len = i == nseg / 2 ? 20000 + t_rand_below(r, 5000) : t_rand_below(r, 40); break;
         case M_EDGES: len = edges[(i + t_rand_below(r, 3)) % (sizeof edges / sizeof *edges)]; break;
         case M_POWER: len = (uint64_t)1 << t_rand_below(r, 14); len += t_rand_below(r, len); break;
+        /* Segments that fill their bin's slots (the power of two at or above s), in runs broken
+         * now and then by one of 3 keys: seg_sort_packed's tiles without gaps (one span of
+         * memory) and tiles whose full segments are not neighbours. */
+        case M_FULL:
+            for (len = 2; len < s; len <<= 1) {
+            }
+            if (t_rand_below(r, 9) == 0)
+                len = 3;
+            break;
         default: len = t_rand_below(r, 2 * s + 1); break;
         }
         off[i + 1] = off[i] + len;
@@ -463,6 +472,16 @@ int main(void)
                       CLSORT_NO_HOST_FALLBACK, T_FEW);
         host_case(ctx, CLSORT_U32, 4, M_EQUAL, 40, 100, CLSORT_AUTO,
                   CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_EQUAL);
+        /* Tiles that are one span of memory: equal powers of two (the last tile of a bin part
+         * full), keys and pairs; full segments with gaps between them. */
+        host_case(ctx, CLSORT_U32, 0, M_EQUAL, 700, 16, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_RANDOM);
+        host_case(ctx, CLSORT_F32, 4, M_EQUAL, 300, 2, CLSORT_AUTO,
+                  CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_FEW);
+        buffer_case(bctx, clc, q, CLSORT_U32, 4, M_EQUAL, 90, 256, CLSORT_AUTO, 0);
+        buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 900, 16, CLSORT_AUTO, 0);
+        host_case(ctx, CLSORT_I32, 4, M_FULL, 200, 64, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_RANDOM);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 200, 40, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 400000, 6, CLSORT_AUTO, 0);
         if (wide_too)
