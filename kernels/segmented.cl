@@ -407,8 +407,10 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
      * memory each read waited for the one before (up to 12 cache round trips per loop, 3 loops
      * per tile). */
     __local uint lcount[SEG_BINS];
-    /* Set when a tile's segments are not all full and back to back in memory (see below). */
-    __local uint lgaps;
+    /* Set when a tile's segments are not all full and back to back in memory (see below): one
+     * flag for even tiles of this work-group, one for odd, so that each is cleared while the
+     * other is in use, without a barrier of its own. */
+    __local uint lgaps[2];
     key_type k[LOCAL_KEYS];
     IF_VALS(val_type v[LOCAL_KEYS];)
     (void)gpos;
@@ -416,8 +418,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     const uint t = get_local_id(0);
     for (uint j = t; j < SEG_BINS; j += WG_SIZE)
         lcount[j] = meta[j];
-    if (t == 0)
-        lgaps = 0;
+    if (t < 2)
+        lgaps[t] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The packed bins, then (CLSORT_SEG_PACK_LARGE, manifest.h) the large bin's units: TILE
      * slots of one segment each, sorted whole (bitonic_sort_tile's work, the first pass of
@@ -434,7 +436,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         for (uint b = 0; b < SEG_LARGE_BIN; ++b)
             lfirst += lcount[b];
     }
-    for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
+    uint par = 0; /* this tile's flag */
+    for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0), par ^= 1) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;
         while (b <= blast) {
@@ -450,11 +453,23 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             const uint per = pack_per_tile(b), first = e0 + rest * per;
             plog = b + 1;
             nt = min(lcount[b] - rest * per, per);
+            /* Whether slot s is element lstart[0] + s of the buffers for every slot of the
+             * tile: each segment full (P keys, no virtual slot) and right after the one before
+             * it in memory. Equal lengths that are powers of two give such tiles (the binning
+             * keeps neighbours together; where it does not, the tile takes the general path).
+             * Every work-item reads the first segment's start (the same entry: one load for
+             * all), and any that sees a gap says so; all write the same value, so the race is
+             * benign. */
+            ulong st0;
+            (void)seg_bounds(off, nseg, cap, SEG_LIST(first), &st0);
             for (uint j = t; j < nt; j += WG_SIZE) {
                 ulong st;
                 /* Bins hold lengths up to 4096 here: a uint is enough. */
-                llen[j] = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
+                const uint len = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
+                llen[j] = len;
                 lstart[j] = st;
+                if (len != 1u << plog || st != st0 + ((ulong)j << plog))
+                    lgaps[par] = 1;
             }
         } else {
             /* Unit `rest` of the large bin: slots [i*TILE, (i+1)*TILE) of its segment, the
@@ -469,33 +484,23 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
                 llen[0] = len > lo ? (uint)min(len - lo, (ulong)TILE) : 0u;
                 lstart[0] = st + lo;
                 if (llen[0] != TILE)
-                    lgaps = 1;
+                    lgaps[par] = 1;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* Whether slot s is element lstart[0] + s of the buffers for every slot of the tile's
-         * segments: each segment full (P keys, no virtual slot) and right after the one before
-         * it in memory. Equal lengths that are powers of two give such tiles (the binning keeps
-         * neighbours together; where it does not, a tile takes the general path below). Any
-         * work-item that sees a gap says so; all write the same value, so the race is benign.
-         * (The large bin's unit said so above.) */
-        if (b <= blast)
-            for (uint j = t; j < nt; j += WG_SIZE)
-                if (llen[j] != 1u << plog || lstart[j] != lstart[0] + ((ulong)j << plog))
-                    lgaps = 1;
-        /* Outside the branch: with this barrier inside it (after the bounds' loop), PoCL 3.1
-         * sorted wrongly in tiles of 2-key work-items (test_segments), though the branch is
-         * uniform. */
-        barrier(CLK_LOCAL_MEM_FENCE);
+        /* The other tile's flag is free now: every work-item read it before the barrier that
+         * ended that tile. */
+        if (t == 0)
+            lgaps[par ^ 1] = 0;
         /* A tile without gaps is one span of memory: its slots load and store with one bound
-         * and no lookups (at s = 16 the lookups and 64-bit sums per slot were most of the pass:
-         * docs/perf.md). Uniform over the work-group, like plog and nt. */
-        const int span = !lgaps;
-        const ulong base = lstart[0];
-        const uint used = nt << plog; /* slots that hold keys, in a tile without gaps */
+         * and no lookups. The flag, the span's start and the count of slots with keys are read
+         * again for the stores rather than kept across the sort (registers). Uniform over the
+         * work-group, like plog and nt. */
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots
          * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) */
-        if (span) {
+        if (!lgaps[par]) {
+            const ulong base = lstart[0];
+            const uint used = nt << plog;
             for (uint s = t; s < TILE; s += WG_SIZE) {
                 key_type x = KEY_VIRTUAL;
                 IF_VALS(val_type y = 0;)
@@ -531,11 +536,10 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             lk[LAYOUT_LPOS(cur, m)] = k[m];
             IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
         }
-        /* Every work-item read lgaps before the barrier above: clear it for the next tile. */
-        if (t == 0)
-            lgaps = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (span) {
+        if (!lgaps[par]) {
+            const ulong base = lstart[0];
+            const uint used = nt << plog;
             for (uint s = t; s < used; s += WG_SIZE) {
                 keys[base + s] = from_order(lk[LPAD(s)], xf);
                 IF_VALS(vals[base + s] = lv[LPAD(s)];)
