@@ -394,6 +394,28 @@ inline uint pack_per_tile(const uint b)
 #define PACK_LAYOUT make_layout
 #endif
 
+/* Whether a tile is one span of memory: slot s is element lstart[0] + s of the buffers for every
+ * slot of its nt segments, each full (2^plog keys, no virtual slot) and right after the one
+ * before it. Equal lengths that are powers of two give such tiles, and the large bin's full
+ * units. Only for segments of at least 2^SPAN_MIN_LOG slots, at most TILE >> SPAN_MIN_LOG of
+ * them in a tile: every work-item reads their bounds from local memory after the barrier that
+ * follows the bounds' loop, so all reach the same answer without a flag or a barrier of its own.
+ * Measured on an H200 (2^24 u32 keys, 2026-11-27): the span's loads and stores took 15-25 us
+ * off segments of 1024 to 65536 keys, but any test for it where tiles hold many short segments
+ * (a flag with a barrier, or a second read of the first segment's bounds) cost 15-30 us at
+ * 16 keys, where the pass waits on those dependent loads (docs/perf.md). */
+#define SPAN_MIN_LOG 10
+inline int tile_is_span(__local const uint *llen, __local const ulong *lstart, const uint nt,
+                        const uint plog)
+{
+    if (plog < SPAN_MIN_LOG)
+        return 0;
+    for (uint j = 0; j < nt; ++j)
+        if (llen[j] != 1u << plog || lstart[j] != lstart[0] + ((ulong)j << plog))
+            return 0;
+    return 1;
+}
+
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[LOCAL_SLOTS];
@@ -407,10 +429,6 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
      * memory each read waited for the one before (up to 12 cache round trips per loop, 3 loops
      * per tile). */
     __local uint lcount[SEG_BINS];
-    /* Set when a tile's segments are not all full and back to back in memory (see below): one
-     * flag for even tiles of this work-group, one for odd, so that each is cleared while the
-     * other is in use, without a barrier of its own. */
-    __local uint lgaps[2];
     key_type k[LOCAL_KEYS];
     IF_VALS(val_type v[LOCAL_KEYS];)
     (void)gpos;
@@ -418,8 +436,6 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     const uint t = get_local_id(0);
     for (uint j = t; j < SEG_BINS; j += WG_SIZE)
         lcount[j] = meta[j];
-    if (t < 2)
-        lgaps[t] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The packed bins, then (CLSORT_SEG_PACK_LARGE, manifest.h) the large bin's units: TILE
      * slots of one segment each, sorted whole (bitonic_sort_tile's work, the first pass of
@@ -436,8 +452,7 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         for (uint b = 0; b < SEG_LARGE_BIN; ++b)
             lfirst += lcount[b];
     }
-    uint par = 0; /* this tile's flag */
-    for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0), par ^= 1) {
+    for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;
         while (b <= blast) {
@@ -453,23 +468,11 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             const uint per = pack_per_tile(b), first = e0 + rest * per;
             plog = b + 1;
             nt = min(lcount[b] - rest * per, per);
-            /* Whether slot s is element lstart[0] + s of the buffers for every slot of the
-             * tile: each segment full (P keys, no virtual slot) and right after the one before
-             * it in memory. Equal lengths that are powers of two give such tiles (the binning
-             * keeps neighbours together; where it does not, the tile takes the general path).
-             * Every work-item reads the first segment's start (the same entry: one load for
-             * all), and any that sees a gap says so; all write the same value, so the race is
-             * benign. */
-            ulong st0;
-            (void)seg_bounds(off, nseg, cap, SEG_LIST(first), &st0);
             for (uint j = t; j < nt; j += WG_SIZE) {
                 ulong st;
                 /* Bins hold lengths up to 4096 here: a uint is enough. */
-                const uint len = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
-                llen[j] = len;
+                llen[j] = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
                 lstart[j] = st;
-                if (len != 1u << plog || st != st0 + ((ulong)j << plog))
-                    lgaps[par] = 1;
             }
         } else {
             /* Unit `rest` of the large bin: slots [i*TILE, (i+1)*TILE) of its segment, the
@@ -483,22 +486,13 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
                 const ulong lo = (ulong)(rest - LARGE_UNITS(e)) * TILE;
                 llen[0] = len > lo ? (uint)min(len - lo, (ulong)TILE) : 0u;
                 lstart[0] = st + lo;
-                if (llen[0] != TILE)
-                    lgaps[par] = 1;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* The other tile's flag is free now: every work-item read it before the barrier that
-         * ended that tile. */
-        if (t == 0)
-            lgaps[par ^ 1] = 0;
-        /* A tile without gaps is one span of memory: its slots load and store with one bound
-         * and no lookups. The flag, the span's start and the count of slots with keys are read
-         * again for the stores rather than kept across the sort (registers). Uniform over the
-         * work-group, like plog and nt. */
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots
-         * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) */
-        if (!lgaps[par]) {
+         * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) A
+         * span loads with one bound and no lookups. */
+        if (tile_is_span(llen, lstart, nt, plog)) {
             const ulong base = lstart[0];
             const uint used = nt << plog;
             for (uint s = t; s < TILE; s += WG_SIZE) {
@@ -537,7 +531,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (!lgaps[par]) {
+        /* The bounds are still those the loads read: the same answer. */
+        if (tile_is_span(llen, lstart, nt, plog)) {
             const ulong base = lstart[0];
             const uint used = nt << plog;
             for (uint s = t; s < used; s += WG_SIZE) {

@@ -472,16 +472,19 @@ int main(void)
                       CLSORT_NO_HOST_FALLBACK, T_FEW);
         host_case(ctx, CLSORT_U32, 4, M_EQUAL, 40, 100, CLSORT_AUTO,
                   CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_EQUAL);
-        /* Tiles that are one span of memory: equal powers of two (the last tile of a bin part
-         * full), keys and pairs; full segments with gaps between them. */
+        /* Full segments back to back and with gaps between them: tiles that are one span of
+         * memory (seg_sort_packed's tile_is_span: segments of 1024 keys and more, and the large
+         * bin's full units) and tiles of full segments that are not, keys and pairs; shorter
+         * full segments, which never take the span. */
+        host_case(ctx, CLSORT_U32, 0, M_EQUAL, 31, 1024, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_RANDOM);
+        buffer_case(bctx, clc, q, CLSORT_U32, 4, M_EQUAL, 13, 2048, CLSORT_AUTO, 0);
+        buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 40, 1024, CLSORT_AUTO, 0);
+        host_case(ctx, CLSORT_I32, 4, M_FULL, 30, 2048, CLSORT_AUTO,
+                  CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_FEW);
         host_case(ctx, CLSORT_U32, 0, M_EQUAL, 700, 16, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
                   T_RANDOM);
-        host_case(ctx, CLSORT_F32, 4, M_EQUAL, 300, 2, CLSORT_AUTO,
-                  CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_FEW);
-        buffer_case(bctx, clc, q, CLSORT_U32, 4, M_EQUAL, 90, 256, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 900, 16, CLSORT_AUTO, 0);
-        host_case(ctx, CLSORT_I32, 4, M_FULL, 200, 64, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
-                  T_RANDOM);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 200, 40, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 400000, 6, CLSORT_AUTO, 0);
         if (wide_too)
