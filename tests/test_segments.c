@@ -472,10 +472,9 @@ int main(void)
                       CLSORT_NO_HOST_FALLBACK, T_FEW);
         host_case(ctx, CLSORT_U32, 4, M_EQUAL, 40, 100, CLSORT_AUTO,
                   CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_EQUAL);
-        /* Full segments back to back and with gaps between them: tiles that are one span of
-         * memory (seg_sort_packed's tile_is_span: segments of 1024 keys and more, and the large
-         * bin's full units) and tiles of full segments that are not, keys and pairs; shorter
-         * full segments, which never take the span. */
+        /* Full segments (no virtual slot) back to back, and with gaps between them, long and
+         * short, keys and pairs: the tiles a load of the whole tile as one span of memory would
+         * take (tried on the GPU and not kept: docs/perf.md), and those it must not. */
         host_case(ctx, CLSORT_U32, 0, M_EQUAL, 31, 1024, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
                   T_RANDOM);
         buffer_case(bctx, clc, q, CLSORT_U32, 4, M_EQUAL, 13, 2048, CLSORT_AUTO, 0);
