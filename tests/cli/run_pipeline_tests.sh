@@ -201,7 +201,7 @@ check "records larger than the key stay on the host path" sh -c "! grep -q pipel
 "$CLSORT" -v -R 4 --key 0:u32 --key 0:i32 -o p.out in.bin 2>err
 check "tie-breaking keys stay on the host path" sh -c "! grep -q pipeline err"
 "$CLSORT" -v -o p.out in.bin 2>err
-check "-v shows every step and the overlap" sh -c "for w in 'read ' 'upload ' 'sort ' 'download ' 'write ' 'sync ' 'overlap: ' 'setup '; do grep -q \"clsort: \$w\" err || exit 1; done"
+check "-v shows every step and the overlap" sh -c "for w in 'alloc ' 'read ' 'upload ' 'sort ' 'download ' 'write ' 'sync ' 'overlap: ' 'setup '; do grep -q \"clsort: \$w\" err || exit 1; done"
 "$CLSORT" -o /dev/null in.bin 2>err
 check "-o /dev/null (a device, written directly)" test ! -s err
 if [ -w /dev/full ]; then

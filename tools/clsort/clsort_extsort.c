@@ -90,6 +90,10 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     cli_info(2, "pipeline %u pinned chunks of %s, device buffer %s (CLSORT_CLI_PIPELINE=0: off)",
              p->slots, cli_format_size(a, sizeof a, p->chunk_bytes),
              cli_format_size(b, sizeof b, p->buffer_bytes));
+    cli_info(2, "alloc  %.3f s (the device buffer and the pinned chunks; released in %.3f s at "
+                "the end); %.3f s waiting for clsort_prepare before the first upload",
+             (double)p->alloc_ns / 1e9, (double)p->release_ns / 1e9,
+             (double)p->prepare_wait_ns / 1e9);
     cli_info(2, "read   %s in %.3f s (%s, %u reader%s)", cli_format_size(a, sizeof a, p->read_bytes),
              (double)p->read_ns / 1e9, cli_format_rate(b, sizeof b, p->read_bytes, p->read_ns),
              p->readers, p->readers == 1 ? "" : " threads");
@@ -118,8 +122,9 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
              (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
     cli_report_sync(x->o->no_fsync, sync_ns);
     const uint64_t merge_ns = x->runs_made > 1 ? x->runs.merge_ns : 0;
-    const uint64_t steps = p->read_ns + p->upload_ns + p->sort_ns + p->download_ns +
-                           p->run_write_ns + merge_ns + write_ns + sync_ns;
+    const uint64_t steps = p->alloc_ns + p->read_ns + p->upload_ns + p->sort_ns +
+                           p->download_ns + p->run_write_ns + merge_ns + write_ns + sync_ns +
+                           p->release_ns + p->prepare_wait_ns;
     const uint64_t wall = p->wall_ns + merge_ns + sync_ns;
     cli_info(2, "overlap: the steps add up to %.3f s in %.3f s of wall time (%.3f s overlapped; "
                 "the host waited %.3f s for transfers)",

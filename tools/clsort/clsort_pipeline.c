@@ -104,7 +104,9 @@ static size_t choose_chunk_records(size_t key_size, size_t max_records)
  * own work on the queue. Only the read of the first chunk overlaps the compile then. */
 static void first_device_work(pipe_state *p)
 {
+    const uint64_t t0 = cli_now_ns();
     cli_warmup_finish(&p->warm);
+    p->st->prepare_wait_ns += cli_now_ns() - t0;
 }
 
 /* Waits for the slot's last transfer, adds its profiled duration, and frees the slot. */
@@ -629,6 +631,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         first = (uint64_t)p.nslots * p.chunk_records;
     p.buf_records = first ? (size_t)first : 1;
     cl_int err;
+    const uint64_t t_alloc = cli_now_ns();
     p.buf = clCreateBuffer(p.clctx, CL_MEM_READ_WRITE, p.buf_records * K, NULL, &err);
     if (err != CL_SUCCESS) {
         p.buf = NULL;
@@ -649,6 +652,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
             return CLI_PIPE_UNAVAILABLE;
         }
     }
+    st->alloc_ns = cli_now_ns() - t_alloc;
     if (nreaders > 1)
         p.readers = cli_readers_start(in->fd, in->path, nreaders,
                                       ks->big_endian ? swap_after_read : NULL, &p);
@@ -688,7 +692,9 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     st->compile_ns += p.warm.ns;
     st->build_ns += p.warm.build_ns;
     st->compile_status = p.warm.status;
+    const uint64_t t_release = cli_now_ns();
     pipe_release(&p);
+    st->release_ns = cli_now_ns() - t_release;
     st->wall_ns = cli_now_ns() - t_start;
     return rc;
 }

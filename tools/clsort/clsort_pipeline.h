@@ -36,6 +36,10 @@ typedef struct cli_pipe_stats {
     uint64_t wait_ns;                      /* host: blocked on an upload or download */
     uint64_t write_ns, write_bytes;        /* host: handing the final output to the writer */
     uint64_t run_write_ns, run_bytes;      /* the same for run files */
+    uint64_t alloc_ns;                     /* host: the device buffer and the pinned chunks */
+    uint64_t release_ns;                   /* host: releasing them at the end */
+    uint64_t prepare_wait_ns;              /* host: the first device work waiting for
+                                              clsort_prepare on the compile thread */
     uint64_t wall_ns;                      /* the whole of cli_pipeline_sort */
     uint64_t keys;                         /* keys sorted on the device */
     unsigned sorts, runs;
