@@ -394,6 +394,31 @@ inline uint pack_per_tile(const uint b)
 #define PACK_LAYOUT make_layout
 #endif
 
+/* Whether a tile is one span of memory: slot s is element lstart[0] + s of the buffers for every
+ * slot of its nt segments, each full (2^plog keys, no virtual slot) and right after the one
+ * before it. Equal lengths that are powers of two give such tiles, and the large bin's full
+ * units. Only for segments of at least 2^SPAN_MIN_LOG slots, at most TILE >> SPAN_MIN_LOG of
+ * them in a tile: every work-item reads their bounds from local memory after the barrier that
+ * follows the bounds' loop, so all reach the same answer without a flag or a barrier of its own.
+ * Pairs programs only. Measured on an H200 (2^24 keys, 2026-11-27, docs/perf.md): with pairs
+ * (64 registers either way) the span's loads and stores took 0.037-0.042 ms off segments of
+ * 1024 and 4096 keys and nothing off 16; with keys alone the same code took the pass from 32
+ * registers to 40 (8 work-groups a multiprocessor to 6), and segments of 16-256 keys lost
+ * 0.015-0.018 ms, so keys-only programs keep the general loops alone. */
+#if VAL_BYTES
+#define SPAN_MIN_LOG 10
+inline int tile_is_span(__local const uint *llen, __local const ulong *lstart, const uint nt,
+                        const uint plog)
+{
+    if (plog < SPAN_MIN_LOG)
+        return 0;
+    for (uint j = 0; j < nt; ++j)
+        if (llen[j] != 1u << plog || lstart[j] != lstart[0] + ((ulong)j << plog))
+            return 0;
+    return 1;
+}
+#endif
+
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[LOCAL_SLOTS];
@@ -468,17 +493,36 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots
-         * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) */
-        for (uint s = t; s < TILE; s += WG_SIZE) {
-            const uint j = s >> plog, r = s & ((1u << plog) - 1);
-            key_type x = KEY_VIRTUAL;
-            IF_VALS(val_type y = 0;)
-            if (j < nt && r < llen[j]) {
-                x = to_order(keys[lstart[j] + r], xf);
-                IF_VALS(y = vals[lstart[j] + r];)
+         * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) A
+         * span (pairs programs) loads with one bound and no lookups. */
+#if VAL_BYTES
+        if (tile_is_span(llen, lstart, nt, plog)) {
+            const ulong base = lstart[0];
+            const uint used = nt << plog;
+            for (uint s = t; s < TILE; s += WG_SIZE) {
+                key_type x = KEY_VIRTUAL;
+                IF_VALS(val_type y = 0;)
+                if (s < used) {
+                    x = to_order(keys[base + s], xf);
+                    IF_VALS(y = vals[base + s];)
+                }
+                lk[LPAD(s)] = x;
+                IF_VALS(lv[LPAD(s)] = y;)
             }
-            lk[LPAD(s)] = x;
-            IF_VALS(lv[LPAD(s)] = y;)
+        } else
+#endif
+        {
+            for (uint s = t; s < TILE; s += WG_SIZE) {
+                const uint j = s >> plog, r = s & ((1u << plog) - 1);
+                key_type x = KEY_VIRTUAL;
+                IF_VALS(val_type y = 0;)
+                if (j < nt && r < llen[j]) {
+                    x = to_order(keys[lstart[j] + r], xf);
+                    IF_VALS(y = vals[lstart[j] + r];)
+                }
+                lk[LPAD(s)] = x;
+                IF_VALS(lv[LPAD(s)] = y;)
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         layout cur = PACK_LAYOUT(t, 0, LOCAL_LOG, 0); /* contiguous: slot m at base + m */
@@ -493,11 +537,24 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint s = t; s < TILE; s += WG_SIZE) {
-            const uint j = s >> plog, r = s & ((1u << plog) - 1);
-            if (j < nt && r < llen[j]) {
-                keys[lstart[j] + r] = from_order(lk[LPAD(s)], xf);
-                IF_VALS(vals[lstart[j] + r] = lv[LPAD(s)];)
+        /* The bounds are still those the loads read: the same answer. */
+#if VAL_BYTES
+        if (tile_is_span(llen, lstart, nt, plog)) {
+            const ulong base = lstart[0];
+            const uint used = nt << plog;
+            for (uint s = t; s < used; s += WG_SIZE) {
+                keys[base + s] = from_order(lk[LPAD(s)], xf);
+                IF_VALS(vals[base + s] = lv[LPAD(s)];)
+            }
+        } else
+#endif
+        {
+            for (uint s = t; s < TILE; s += WG_SIZE) {
+                const uint j = s >> plog, r = s & ((1u << plog) - 1);
+                if (j < nt && r < llen[j]) {
+                    keys[lstart[j] + r] = from_order(lk[LPAD(s)], xf);
+                    IF_VALS(vals[lstart[j] + r] = lv[LPAD(s)];)
+                }
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE); /* the next tile reuses the local arrays */
