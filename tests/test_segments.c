@@ -111,9 +111,12 @@ static int check_result(clsort_type type, const void *in_k, const void *got_k, s
     return 1;
 }
 
-typedef enum mix { M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_FULL, M_NMIX } mix;
+typedef enum mix {
+    M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_FULL, M_ALMOST, M_NMIX
+} mix;
 static const char *const mix_names[M_NMIX] = {"random", "equal", "empty", "one-key", "huge",
-                                              "bin edges", "power-law", "full, gaps"};
+                                              "bin edges", "power-law", "full, gaps",
+                                              "equal but two"};
 
 /* Fills off[0..nseg] for a mix with typical length s, starting at `first`; returns the end. */
 static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint64_t *off, t_rng *r)
@@ -140,6 +143,9 @@ static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint6
             if (t_rand_below(r, 9) == 0)
                 len = 3;
             break;
+        /* Equal lengths but one segment of 1 key and one of twice s (another bin): one bin
+         * holds nearly all, so the list must be written and read (segmented.cl, SEG_LONE). */
+        case M_ALMOST: len = i == nseg / 2 ? 1 : i == nseg / 3 ? 2 * s : s; break;
         default: len = t_rand_below(r, 2 * s + 1); break;
         }
         off[i + 1] = off[i] + len;
@@ -484,6 +490,7 @@ int main(void)
         host_case(ctx, CLSORT_U32, 0, M_EQUAL, 700, 16, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
                   T_RANDOM);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 900, 16, CLSORT_AUTO, 0);
+        buffer_case(bctx, clc, q, CLSORT_U32, 0, M_ALMOST, 700, 16, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 200, 40, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 400000, 6, CLSORT_AUTO, 0);
         if (wide_too)

@@ -100,7 +100,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     d.max_len = large_max;
     d.tiny_items = c->tiny;
     d.pack_groups = c->packed ? clsort__seg_default_groups(ctx, c->packed) : 0;
-    d.groups = c->group ? clsort__seg_default_groups(ctx, c->group) : 0;
+    d.groups = c->group ? clsort__seg_group_groups(ctx, c->group) : 0;
     d.large_len = c->large ? c->longest : 0;
     d.meta_slot = 2;
     d.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
@@ -327,7 +327,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.max_len = 0; /* every length: nothing is sorted elsewhere */
     d.tiny_items = nseg;
     d.pack_groups = clsort__seg_default_groups(ctx, nseg);
-    d.groups = clsort__seg_default_groups(ctx, nseg);
+    d.groups = clsort__seg_group_groups(ctx, nseg);
     d.large_len = clsort__seg_large_blind(cap, nseg) ? cap : 0; /* lengths unknown here */
     d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
     d.gpos_slot = 2;

@@ -102,6 +102,17 @@ uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg)
     return nseg < most ? nseg : most;
 }
 
+uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg)
+{
+    /* As many as a compute unit holds at once (the H100's and H200's: 8 to 14 of seg_sort_group's
+     * groups of 256), each looping over its segments: the buffer variant launches this pass for
+     * segments above the packed tile whether or not there are any, and with 32 groups per
+     * compute unit that launch found nothing in 10-14 us (H200, 2^24 keys in segments of 16,
+     * 2026-11-27: 4 rounds of groups that each read the counts and ended). */
+    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * 16;
+    return nseg < most ? nseg : most;
+}
+
 int clsort__seg_large_on(const clsort_ctx *ctx, unsigned pack_tile)
 {
     /* CLSORT_SEG_LARGE=0 or 1 overrides, for tests and measurements. CPUs have no packed pass

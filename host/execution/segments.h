@@ -34,8 +34,10 @@ unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t v
  * the tile today. Longer ones here would run in global memory (and, with CLSORT_STABLE pairs,
  * need global positions: a fifth scratch buffer). */
 uint64_t clsort__seg_large_max(const clsort_ctx *ctx, unsigned tile, int stable);
-/* Work-groups worth launching for the group pass when the number of segments is unknown. */
+/* Work-groups of the packed pass: 32 a compute unit, at most one a segment. */
 uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg);
+/* Work-groups of seg_sort_group: at most what the device holds at once. */
+uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg);
 /* Whether segments above 4096 keys go through the large passes (kernels/seg_large.cl: many
  * work-groups a segment) rather than one work-group each in the group pass, given the packed
  * tile (0: no packed pass, then never). */
