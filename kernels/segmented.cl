@@ -151,16 +151,19 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
     /* One bin holding every segment (equal lengths: the rows of a matrix, batches of one size)
      * makes the list the identity, entry i segment i: written without reading the offsets or
      * counting. The counts are final here (seg_count ran before) and the same for every
-     * work-item. Measured on an H200 (2^24 u32 keys in segments of 16, 2026-11-27, docs/perf.md):
-     * the general scatter took 19-20 us of a 115 us sort. The readers stay as they are: a flag
-     * telling them to take entry i for segment i put seg_sort_packed at 40 registers instead of
-     * 32 and cost more than the scatter (the same measurement). */
-    for (uint b = 0; b < SEG_BINS; ++b)
-        if ((ulong)meta[b] == nseg) {
-            for (ulong i = lo + get_local_id(0); i < hi; i += get_local_size(0))
-                SEG_LIST(i) = (uint)i;
-            return;
-        }
+     * work-item, read in parallel (a loop that stopped at the bin found waited for one load
+     * after the other: 3-4 us more for lengths uniform in 1..31). Measured on an H200 (2^24 u32
+     * keys in segments of 16, 2026-11-27, docs/perf.md): the general scatter took 19-20 us of a
+     * 115 us sort. The readers stay as they are: a flag telling them to take entry i for segment
+     * i put seg_sort_packed at 40 registers instead of 32 and cost more than the scatter. */
+    uint lone = 0;
+    _Pragma("unroll") for (uint b = 0; b < SEG_BINS; ++b)
+        lone |= (ulong)meta[b] == nseg;
+    if (lone) {
+        for (ulong i = lo + get_local_id(0); i < hi; i += get_local_size(0))
+            SEG_LIST(i) = (uint)i;
+        return;
+    }
     seg_count_local(off, nseg, cap, lo, hi, lh);
     for (uint j = get_local_id(0); j < SEG_BINS; j += get_local_size(0)) {
         if (!lh[j])
