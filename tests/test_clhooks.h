@@ -55,7 +55,7 @@ static atomic_long h_fail_read_after_;     /* reads to let through before failin
 static atomic_int h_fail_write_;           /* fail a clEnqueueWriteBuffer with this error */
 static atomic_long h_fail_write_after_;    /* writes to let through before failing (0: the next) */
 static atomic_long h_launches_;            /* launches passed to the runtime */
-static atomic_llong h_fill_max_;           /* the largest clEnqueueFillBuffer size so far */
+static atomic_llong h_fill_end_max_;       /* the furthest end (offset + size) of a fill so far */
 static atomic_long h_commands_;            /* kernels, fills and markers enqueued */
 static atomic_long h_command_events_;      /* ... of which asked for an event */
 static _Atomic(cl_event) h_last_command_event_; /* the last one's event, NULL if it had none */
@@ -245,9 +245,9 @@ CL_API_ENTRY cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue q, cl_mem b
                                                     cl_event *event)
 {
     H_REAL_(clEnqueueFillBuffer);
-    long long was = atomic_load(&h_fill_max_);
-    while ((long long)size > was &&
-           !atomic_compare_exchange_weak(&h_fill_max_, &was, (long long)size))
+    long long was = atomic_load(&h_fill_end_max_);
+    const long long end = (long long)(off + size);
+    while (end > was && !atomic_compare_exchange_weak(&h_fill_end_max_, &was, end))
         ;
     const cl_int err = real_(q, b, pattern, pattern_size, off, size, nwait, wait, event);
     h_event_made_(err, event);

@@ -468,10 +468,16 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
     return rc;
 }
 
-/* The largest piece reserve_scratch fills at once. NVIDIA's OpenCL driver (580.159.04, on an
- * H200, 2026-11-26) never finished a clEnqueueFillBuffer of exactly 2^31 bytes with a one-byte
- * pattern: clsort_prepare of 2^29 u32 keys spun a core for minutes (so did `clsort -S 2G`, which
- * prepares its runs' size), while 2^30 and 2^32 bytes filled at once. */
+/* How much of a scratch buffer reserve_scratch fills: its first GiB at most, at offset 0. Filling
+ * it is what makes drivers that allocate at first use (NVIDIA's) allocate it here, where a
+ * failure can be reported, and touching it anywhere does that; the contents do not matter (the
+ * warm-up passes below run on whatever it holds). NVIDIA's OpenCL driver (580.159.04, H200) got
+ * larger fills wrong: one clEnqueueFillBuffer of exactly 2^31 bytes with a one-byte pattern never
+ * finished (clsort_prepare of 2^29 u32 keys and `clsort -S 2G` spun a core, 2026-11-26), and
+ * 16 GiB in pieces of 1 GiB (clsort_prepare of 2^32 u32 keys, which `clsort` calls for a 16 GiB
+ * file) failed after 10 s with CL_INVALID_COMMAND_QUEUE and left the queue unusable, while a sort
+ * of the same 2^32 keys without clsort_prepare ran (2026-11-27). Fills of 1 GiB at offset 0
+ * worked in every case seen. */
 #define FILL_PIECE ((size_t)1 << 30)
 
 /* Makes sure scratch buffer i holds bytes and that the device really allocated it: drivers
@@ -485,10 +491,8 @@ static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
     if (rc != CLSORT_OK || had || !bytes)
         return rc;
     const cl_uchar zero = 0;
-    cl_int err = CL_SUCCESS;
-    for (size_t at = 0; at < bytes && err == CL_SUCCESS; at += FILL_PIECE)
-        err = clEnqueueFillBuffer(ctx->queue, ctx->scratch[i], &zero, sizeof zero, at,
-                                  bytes - at < FILL_PIECE ? bytes - at : FILL_PIECE, 0, NULL, NULL);
+    cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->scratch[i], &zero, sizeof zero, 0,
+                                     bytes < FILL_PIECE ? bytes : FILL_PIECE, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(ctx->queue);
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clEnqueueFillBuffer", "scratch");
@@ -514,7 +518,7 @@ static int first_launch_only(const clsort__step *step, void *user)
 }
 
 /* Launches each kernel of the plan a first sort of max_n would use once, on the reserved
- * buffers (the zeros reserve_scratch wrote; any pass of a network over any keys is safe):
+ * buffers (whatever they hold: any pass of a network over any keys is safe):
  * drivers set a kernel up at its first launch (measured on PoCL: 4-8 ms over the 76 launches of
  * 2^20 keys), which would otherwise land in that sort. Once per kernel rather than the whole
  * schedule: a handful of passes instead of a whole sort (the CLI prepares while it reads, and on

@@ -92,6 +92,13 @@ for c in 4 12 1000 4095 4097 80000 1M; do
 done
 CLSORT_CLI_CHUNK_SIZE=1M "$CLSORT" -v -o p.out in.bin 2>err
 check "a chunk larger than the input is cut to the input (-v)" grep -q "pinned chunks of 78.1 KiB, device buffer 78.1 KiB" err
+# clsort_prepare failing on its thread (a kernel build broken on purpose): said before the sort
+# that then fails for the same reason; exit 4, no output.
+rm -f p.out
+CLSORT_BUILD_OPTIONS='-Dbarrier(x)=)' "$CLSORT" -a bitonic -o p.out in.bin >out 2>err
+rc=$?
+check "a failed clsort_prepare is named before the sort's error: exit 4 (got $rc), no output" \
+    sh -c "[ $rc = 4 ] && grep -q 'preparing the device for the first run failed' err && test ! -e p.out"
 
 # ---- Every key type, both directions, big-endian ------------------------------------------------
 for t in u32 i32 f32 u64 i64 f64; do

@@ -105,8 +105,15 @@ static size_t choose_chunk_records(size_t key_size, size_t max_records)
 static void first_device_work(pipe_state *p)
 {
     const uint64_t t0 = cli_now_ns();
+    const int waited = p->warm.running;
     cli_warmup_finish(&p->warm);
     p->st->prepare_wait_ns += cli_now_ns() - t0;
+    /* Said once, before the upload that may fail for the same reason: a failed clsort_prepare
+     * can leave the queue unusable (NVIDIA's driver did, api_sort.c's FILL_PIECE), and the
+     * upload's own error would not name the cause. */
+    if (waited && p->warm.status != CLSORT_OK)
+        cli_info(1, "preparing the device for the first run failed (%s); sorting without it",
+                 p->warm.error[0] ? p->warm.error : clsort_strerror(p->warm.status));
 }
 
 /* Waits for the slot's last transfer, adds its profiled duration, and frees the slot. */

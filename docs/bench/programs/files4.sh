@@ -25,15 +25,15 @@ for r in 1 2 3; do
   tm shm-16g-cat sh -c "cat $D/in16 >/dev/null"; tm shm-16g-cp cp $D/in16 $D/cp16; rm -f $D/cp16; settle
   tm shm-16g-clsort-nofsync $C -v --no-fsync -d gpu -t u32 -o $D/out16 $D/in16
   [ $r = 1 ] && { $C -c -t u32 $D/out16 && echo sorted-ok >>$L || echo NOT-SORTED >>$L; }; rm -f $D/out16; settle
-  [ $((SECONDS-S0)) -gt 330 ] && break
+  [ $((SECONDS-S0)) -gt 250 ] && break
   TO=120 tm shm-16g-S2G-clsort-nofsync $C -v --no-fsync -S 2G -T /tmp/runs -d gpu -t u32 -o $D/out16 $D/in16
   [ $r = 1 ] && { $C -c -t u32 $D/out16 && echo sorted-ok >>$L || echo NOT-SORTED >>$L; }; rm -f $D/out16 /tmp/runs/*; settle
-  [ $((SECONDS-S0)) -gt 380 ] && break
+  [ $((SECONDS-S0)) -gt 300 ] && break
 done; rm -f $D/in16; echo "16g done at $((SECONDS-S0)) s"
-if [ $((SECONDS-S0)) -lt 430 ]; then for i in $(seq -w 1 16); do /tmp/gen $D/s$i 1024 1 $i; done; settle
+if [ $((SECONDS-S0)) -lt 360 ]; then for i in $(seq -w 1 16); do /tmp/gen $D/s$i 1024 1 $i; done; settle
   for r in 1 2; do tm shm-m16-cat sh -c "cat $D/s* >/dev/null"; tm shm-m16-catfile sh -c "cat $D/s* > $D/cpm"; rm -f $D/cpm; settle
   TO=45 tm shm-m16-clsort $C -v --no-fsync -m -t u32 -o $D/outm $D/s*; rm -f $D/outm; settle
-  [ $((SECONDS-S0)) -gt 500 ] && break; done; rm -f $D/s*; echo "merge done at $((SECONDS-S0)) s"; fi
+  [ $((SECONDS-S0)) -gt 400 ] && break; done; rm -f $D/s*; echo "merge done at $((SECONDS-S0)) s"; fi
 rm -rf /tmp/f /dev/shm/f /tmp/runs
 echo "== medians (ms) =="; sort -k1,1 -k2,2n $T | awk '{a[$1]=a[$1]" "$2} END{for(k in a){n=split(a[k],v," "); printf "%-28s %7s  (all:%s)\n", k, v[int((n+1)/2)], a[k]}}' | sort
 grep -v rc=0 $T; echo "not sorted: $(grep -c NOT-SORTED $L)"; grep -a -E "^ *(setup|read|write|sync|merge|alloc|overlap|sort|total)" $L | head -0
