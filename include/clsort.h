@@ -235,7 +235,8 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
  *  on first use, unless AUTO picks that network at some size up to max_n. It then reserves the
  *  device buffers of a sort of max_n keys (and values; with CLSORT_STABLE, the 8-byte positions
  *  that stand in for them) and the pinned staging such a host array travels through (see
- *  "Pinned host memory"), touching them once so that the driver has really allocated them, and
+ *  "Pinned host memory"), touching them once (the first GiB of each device buffer) so that a
+ *  driver that allocates at first use has really allocated them, and
  *  launches each kernel a sort of max_n keys would use once on those buffers (drivers set a
  *  kernel up at its first launch): a handful of passes over max_n keys on the device besides the
  *  builds. Everything stays on the context until clsort_destroy and serves later sorts of any

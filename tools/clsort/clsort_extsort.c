@@ -80,6 +80,21 @@ static void print_warnings(clsort_ctx *ctx)
     }
 }
 
+/* The runs' lines of -v: how fast they were written, and the merge, on how many threads. */
+static void print_runs_lines(const ext_state *x, uint64_t run_bytes, uint64_t run_write_ns)
+{
+    char a[32], b[32], c[48];
+    cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, run_bytes),
+             (double)run_write_ns / 1e9, cli_format_rate(b, sizeof b, run_bytes, run_write_ns));
+    if (x->runs.merge_parts)
+        snprintf(c, sizeof c, "in %u parts on as many threads", x->runs.merge_parts);
+    else
+        snprintf(c, sizeof c, "on one thread");
+    cli_info(2, "merge  %s in %.3f s (%s), %s, including the final write",
+             cli_format_size(a, sizeof a, x->runs.merged_bytes), (double)x->runs.merge_ns / 1e9,
+             cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns), c);
+}
+
 /* The pipeline's steps one by one, and how much of them overlapped: their sum against the wall
  * time. Transfer times are the device's (profiled); the rest is the host's clock. */
 static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t sync_ns,
@@ -110,13 +125,7 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
              cli_format_size(a, sizeof a, p->download_bytes), (double)p->download_ns / 1e9,
              cli_format_rate(b, sizeof b, p->download_bytes, p->download_ns));
     if (x->runs_made > 1) {
-        cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, p->run_bytes),
-                 (double)p->run_write_ns / 1e9,
-                 cli_format_rate(b, sizeof b, p->run_bytes, p->run_write_ns));
-        cli_info(2, "merge  %s in %.3f s (%s), including the final write",
-                 cli_format_size(a, sizeof a, x->runs.merged_bytes),
-                 (double)x->runs.merge_ns / 1e9,
-                 cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
+        print_runs_lines(x, p->run_bytes, p->run_write_ns);
     }
     cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
              (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
@@ -198,12 +207,7 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
                  (double)x->sort.prep_ns / 1e9);
     }
     if (x->runs_made > 1) {
-        cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, x->run_bytes),
-                 (double)x->run_write_ns / 1e9,
-                 cli_format_rate(b, sizeof b, x->run_bytes, x->run_write_ns));
-        cli_info(2, "merge  %s in %.3f s (%s), including the final write",
-                 cli_format_size(a, sizeof a, x->runs.merged_bytes), (double)x->runs.merge_ns / 1e9,
-                 cli_format_rate(b, sizeof b, x->runs.merged_bytes, x->runs.merge_ns));
+        print_runs_lines(x, x->run_bytes, x->run_write_ns);
     }
     if (o->no_fsync) {
         cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),

@@ -134,7 +134,10 @@ static int merge_runs_mapped(cli_run_set *x, cli_run *runs, size_t k, cli_writer
         data[i] = map[i];
     }
     const cli_merge_spec spec = { &x->ks, k, NULL, NULL, NULL, NULL, total };
-    rc = cli_pmerge(&spec, data, len, out, threads, NULL);
+    unsigned parts = 0;
+    rc = cli_pmerge(&spec, data, len, out, threads, &parts);
+    if (rc == CLI_EXIT_OK)
+        x->merge_parts = parts;
 done:
     for (size_t i = 0; map && i < k; ++i)
         if (map[i])

@@ -29,6 +29,7 @@ typedef struct cli_run_set {
     size_t read_budget;   /* bytes of read buffers for one merge, split over its runs (each
                            * between 64 KiB and 16 MiB); cli_runs_init sets 64 MiB */
     unsigned merge_passes; /* merges into intermediate runs */
+    unsigned merge_parts;  /* parts of the final merge on every core (0: one loser tree) */
     uint64_t merge_ns, merged_bytes;
 } cli_run_set;
 
