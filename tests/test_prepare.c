@@ -174,7 +174,7 @@ static void test_errors(void)
 /* The scratch is filled in its first GiB only, at offset 0: NVIDIA's driver never finished a fill
  * of exactly 2^31 bytes (clsort_prepare of 2^29 u32 keys, `clsort -S 2G`), and 16 GiB in pieces
  * of 1 GiB (clsort_prepare of 2^32 u32 keys, `clsort` of a 16 GiB file) failed and broke the
- * queue (api_sort.c, FILL_PIECE). 2^27 + 1024 u64 keys: 1 GiB and 8 KiB. */
+ * queue (api_sort.c, FILL_FIRST). 2^27 + 1024 u64 keys: 1 GiB and 8 KiB. */
 static void test_large_fill(void)
 {
     clsort_ctx *ctx = t_create_ctx();

@@ -144,7 +144,7 @@ static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint6
                 len = 3;
             break;
         /* Equal lengths but one segment of 1 key and one of twice s (another bin): one bin
-         * holds nearly all, so the list must be written and read (segmented.cl, SEG_LONE). */
+         * holds nearly all, so the list must be written and read (segmented.cl, seg_scatter). */
         case M_ALMOST: len = i == nseg / 2 ? 1 : i == nseg / 3 ? 2 * s : s; break;
         default: len = t_rand_below(r, 2 * s + 1); break;
         }

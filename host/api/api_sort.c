@@ -478,7 +478,7 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
  * file) failed after 10 s with CL_INVALID_COMMAND_QUEUE and left the queue unusable, while a sort
  * of the same 2^32 keys without clsort_prepare ran (2026-11-27). Fills of 1 GiB at offset 0
  * worked in every case seen. */
-#define FILL_PIECE ((size_t)1 << 30)
+#define FILL_FIRST ((size_t)1 << 30)
 
 /* Makes sure scratch buffer i holds bytes and that the device really allocated it: drivers
  * allocate on first use, where an allocation failure would otherwise show. */
@@ -492,7 +492,7 @@ static int reserve_scratch(clsort_ctx *ctx, int i, size_t bytes)
         return rc;
     const cl_uchar zero = 0;
     cl_int err = clEnqueueFillBuffer(ctx->queue, ctx->scratch[i], &zero, sizeof zero, 0,
-                                     bytes < FILL_PIECE ? bytes : FILL_PIECE, 0, NULL, NULL);
+                                     bytes < FILL_FIRST ? bytes : FILL_FIRST, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         err = clFinish(ctx->queue);
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clEnqueueFillBuffer", "scratch");

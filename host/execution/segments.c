@@ -96,10 +96,16 @@ unsigned clsort__seg_wg(const clsort_ctx *ctx, unsigned tile)
     return wg;
 }
 
+/* per_cu work-groups a compute unit, at most one a segment. */
+static uint64_t groups_per_cu(const clsort_ctx *ctx, uint64_t nseg, unsigned per_cu)
+{
+    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * per_cu;
+    return nseg < most ? nseg : most;
+}
+
 uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg)
 {
-    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * 32;
-    return nseg < most ? nseg : most;
+    return groups_per_cu(ctx, nseg, 32);
 }
 
 uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg)
@@ -109,8 +115,7 @@ uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg)
      * segments above the packed tile whether or not there are any, and with 32 groups per
      * compute unit that launch found nothing in 10-14 us (H200, 2^24 keys in segments of 16,
      * 2026-11-27: 4 rounds of groups that each read the counts and ended). */
-    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * 16;
-    return nseg < most ? nseg : most;
+    return groups_per_cu(ctx, nseg, 16);
 }
 
 int clsort__seg_large_on(const clsort_ctx *ctx, unsigned pack_tile)

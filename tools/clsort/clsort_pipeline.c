@@ -109,7 +109,7 @@ static void first_device_work(pipe_state *p)
     cli_warmup_finish(&p->warm);
     p->st->prepare_wait_ns += cli_now_ns() - t0;
     /* Said once, before the upload that may fail for the same reason: a failed clsort_prepare
-     * can leave the queue unusable (NVIDIA's driver did, api_sort.c's FILL_PIECE), and the
+     * can leave the queue unusable (NVIDIA's driver did, api_sort.c's FILL_FIRST), and the
      * upload's own error would not name the cause. */
     if (waited && p->warm.status != CLSORT_OK)
         cli_info(1, "preparing the device for the first run failed (%s); sorting without it",
