@@ -25,12 +25,16 @@ pass() { n=$((n + 1)); echo "ok $n - $1"; }
 fail() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 # mcheck NAME REF_FILE CLSORT_ARGS...: the merge with 1, 2, 3 and 8 threads gives REF_FILE, and with
-# 8 threads -v says it ran in several parts (when the input is large enough to share).
+# 8 threads -v says it ran in several parts (when the input is large enough to share). The parts
+# store into a mapping of the output or pwrite it (cli_writer_map decides by the file system and
+# the fsync); with 3 threads both are forced (CLSORT_CLI_MAP_OUTPUT=1 and 0).
 mcheck() {
     name=$1 ref=$2; shift 2
     ok=1 why=""
-    for th in 1 2 3 8; do
-        if ! CLSORT_CLI_MERGE_THREADS=$th "$CLSORT" -v "$@" 2>"$W/err.$th" || ! cmp -s "$W/out" "$ref"; then
+    for th in 1 2 3 8 3m 3p; do
+        case $th in 3m) map=1 ;; 3p) map=0 ;; *) map= ;; esac
+        if ! CLSORT_CLI_MAP_OUTPUT=$map CLSORT_CLI_MERGE_THREADS=${th%[mp]} "$CLSORT" -v "$@" \
+            2>"$W/err.$th" || ! cmp -s "$W/out" "$ref"; then
             ok=0 why="$why threads=$th differs or failed ($(head -c 300 "$W/err.$th"))"
         fi
     done
@@ -49,6 +53,10 @@ for t in u32 i32 f32 u64 i64 f64; do
         mcheck "-m $t ${ropt:-ascending}, 3 files" "$W/ref" -m -t "$t" $ropt -o "$W/out" "$W/s1" "$W/s2" "$W/s3"
         if grep -q "in 8 parts" "$W/err.8" && grep -q "in 1 part;" "$W/err.1"; then pass "-m $t ${ropt:-ascending}: 8 parts with 8 threads, 1 with 1"
         else fail "-m $t ${ropt:-ascending}: 8 parts with 8 threads, 1 with 1 ($(grep merge "$W/err.8"))"; fi
+        if grep -q "in 3 parts on as many threads (mapped inputs and output)" "$W/err.3m" &&
+            grep -q "in 3 parts on as many threads (mapped inputs);" "$W/err.3p"; then
+            pass "-m $t ${ropt:-ascending}: -v says whether the output was mapped"
+        else fail "-m $t ${ropt:-ascending}: -v says whether the output was mapped ($(grep merge "$W/err.3m" "$W/err.3p"))"; fi
     done
 done
 # Records of 24 bytes, an i64 key at offset 4, and few distinct keys: ties across files come out
@@ -82,10 +90,12 @@ mcheck "an external sort's runs, 16-byte records, f64 descending, many ties (-S 
 for where in 100000 299999 450000 599998; do
     cp "$W/all" "$W/bad"
     printf '\377\377\377\377' | dd of="$W/bad" bs=4 seek=$where conv=notrunc 2>/dev/null
-    for t in 1 2 8; do
+    for t in 1 2 8 8m; do
         rm -f "$W/out"
-        CLSORT_CLI_MERGE_THREADS=$t "$CLSORT" -m -o "$W/out" "$W/lo" "$W/bad" 2>"$W/err"; rc=$?
-        if [ $rc = 3 ] && grep -q "bad: disorder at record $((where + 1)) " "$W/err" && [ ! -e "$W/out" ]; then
+        map=; [ $t = 8m ] && map=1 # the mapped output abandoned
+        CLSORT_CLI_MAP_OUTPUT=$map CLSORT_CLI_MERGE_THREADS=${t%m} "$CLSORT" -m -o "$W/out" "$W/lo" "$W/bad" 2>"$W/err"; rc=$?
+        if [ $rc = 3 ] && grep -q "bad: disorder at record $((where + 1)) " "$W/err" && [ ! -e "$W/out" ] &&
+            [ -z "$(ls -A "$W" | grep clsort-)" ]; then
             pass "-m order check, threads=$t: disorder after record $where found (exit 3, no output)"
         else fail "-m order check, threads=$t: disorder after record $where (rc $rc: $(cat "$W/err"))"; fi
     done
@@ -110,8 +120,9 @@ else fail "-m to a pipe and from standard input: same bytes"; fi
 # A write past the file-size limit in the parts (and in the one-thread merge): exit 3, one line,
 # no output and no temporary file (the signal the kernel sends the writing thread is blocked).
 mkdir "$W/lim"
-for th in 1 4; do
-    ( ulimit -f 1000 2>/dev/null || exit 9; CLSORT_CLI_MERGE_THREADS=$th exec "$CLSORT" -m -o "$W/lim/out" "$W/lo" "$W/hi" ) 2>"$W/err"; rc=$?
+for th in 1 4 4m; do # 4m: the mapping is declined past the limit, the pwrites report it
+    map=; [ $th = 4m ] && map=1
+    ( ulimit -f 1000 2>/dev/null || exit 9; CLSORT_CLI_MAP_OUTPUT=$map CLSORT_CLI_MERGE_THREADS=${th%m} exec "$CLSORT" -m -o "$W/lim/out" "$W/lo" "$W/hi" ) 2>"$W/err"; rc=$?
     if [ $rc = 9 ]; then n=$((n + 1)); echo "ok $n # SKIP ulimit -f is not available"; continue; fi
     if [ $rc = 3 ] && [ "$(wc -l <"$W/err")" = 1 ] && grep -q "write error" "$W/err" && [ -z "$(ls -A "$W/lim")" ]; then
         pass "-m past ulimit -f, threads=$th: exit 3, one line, nothing left"

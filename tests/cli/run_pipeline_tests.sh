@@ -92,6 +92,24 @@ for c in 4 12 1000 4095 4097 80000 1M; do
 done
 CLSORT_CLI_CHUNK_SIZE=1M "$CLSORT" -v -o p.out in.bin 2>err
 check "a chunk larger than the input is cut to the input (-v)" grep -q "pinned chunks of 78.1 KiB, device buffer 78.1 KiB" err
+# The writer threads store into a mapping of the output, allocated while the input is read
+# (cli_writer_map; where the output is synced to a disk they pwrite it): both forced, with and
+# without --no-fsync, byte for byte; -u never maps (its length is not known before the write).
+for map in 1 0; do
+    for f in "" --no-fsync; do
+        CLSORT_CLI_MAP_OUTPUT=$map piped "CLSORT_CLI_MAP_OUTPUT=$map ${f:-(fsync)}" ref.bin $f in.bin
+        if [ $map = 1 ]; then
+            check "CLSORT_CLI_MAP_OUTPUT=1 ${f:-(fsync)}: -v says the output was mapped meanwhile" \
+                grep -q "into the mapped output, allocated in [0-9.]* s meanwhile" err
+        else
+            check "CLSORT_CLI_MAP_OUTPUT=0 ${f:-(fsync)}: -v says nothing of a mapping" \
+                sh -c '! grep -q "mapped output" err'
+        fi
+    done
+done
+"$REF" msort 4 u 0:u32 <in.bin >refu.bin
+CLSORT_CLI_MAP_OUTPUT=1 piped "CLSORT_CLI_MAP_OUTPUT=1 -u" refu.bin -u in.bin
+check "CLSORT_CLI_MAP_OUTPUT=1 -u: not mapped" sh -c '! grep -q "mapped output" err'
 # clsort_prepare failing on its thread (a kernel build broken on purpose): said before the sort
 # that then fails for the same reason; exit 4, no output.
 rm -f p.out
@@ -125,7 +143,7 @@ done
 "$CLSORT" -v -S 64K -o p.out in.bin 2>err
 check "-v reports the runs of the pipeline" sh -c "grep -q '3 runs of up to 16384 records' err && grep -q 'runs   ' err"
 check "-v says on how many threads the runs were merged" \
-    grep -Eq "merge  .*, (in [0-9]+ parts on as many threads|on one thread), including the final write" err
+    grep -Eq "merge  .*, (in [0-9]+ parts on as many threads( \(mapped output\))?|on one thread), including the final write" err
 check "runs leave nothing under TMPDIR" test -z "$(ls -A tmp)"
 gen in.bin f64 8 0 30000
 "$REF" sort f64 8 0 r <in.bin >ref.bin

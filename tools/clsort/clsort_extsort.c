@@ -83,11 +83,12 @@ static void print_warnings(clsort_ctx *ctx)
 /* The runs' lines of -v: how fast they were written, and the merge, on how many threads. */
 static void print_runs_lines(const ext_state *x, uint64_t run_bytes, uint64_t run_write_ns)
 {
-    char a[32], b[32], c[48];
+    char a[32], b[32], c[64];
     cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, run_bytes),
              (double)run_write_ns / 1e9, cli_format_rate(b, sizeof b, run_bytes, run_write_ns));
     if (x->runs.merge_parts)
-        snprintf(c, sizeof c, "in %u parts on as many threads", x->runs.merge_parts);
+        snprintf(c, sizeof c, "in %u parts on as many threads%s", x->runs.merge_parts,
+                 x->runs.merge_mapped_out ? " (mapped output)" : "");
     else
         snprintf(c, sizeof c, "on one thread");
     cli_info(2, "merge  %s in %.3f s (%s), %s, including the final write",
@@ -127,8 +128,14 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     if (x->runs_made > 1) {
         print_runs_lines(x, p->run_bytes, p->run_write_ns);
     }
-    cli_info(2, "write  %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
-             (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns));
+    char how[96] = "";
+    if (p->mapped && p->map_ahead)
+        snprintf(how, sizeof how, "; into the mapped output, allocated in %.3f s meanwhile",
+                 (double)p->map_ns / 1e9);
+    else if (p->mapped)
+        snprintf(how, sizeof how, "; into the mapped output");
+    cli_info(2, "write  %s in %.3f s (%s%s)", cli_format_size(a, sizeof a, x->read_bytes),
+             (double)write_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, write_ns), how);
     cli_report_sync(x->o->no_fsync, sync_ns);
     const uint64_t merge_ns = x->runs_made > 1 ? x->runs.merge_ns : 0;
     const uint64_t steps = p->alloc_ns + p->read_ns + p->upload_ns + p->sort_ns +

@@ -3,6 +3,7 @@
 #ifndef CLSORT_FILEIO_H
 #define CLSORT_FILEIO_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -127,6 +128,50 @@ int cli_writer_seekable(const cli_writer *w);
 int cli_writer_pwrite(cli_writer *w, const void *data, size_t len, uint64_t off,
                       unsigned threads);
 
+/* A stretch of a writer's file mapped into memory (cli_writer_map). */
+typedef struct cli_wmap {
+    void *addr;        /* the mapping, from the page that holds the stretch's first byte */
+    size_t maplen;
+    uint64_t off, len; /* the stretch: its file offset and its bytes */
+    uint64_t old_size; /* the file's size before: given back if the stretch is not filled */
+} cli_wmap;
+
+/** Maps the `len` bytes after what the seekable writer `w` has written (its buffer empty), their
+ *  blocks allocated first (Linux fallocate), so that several threads can store disjoint parts of
+ *  them at once: pwrites into one file take turns on its inode, stores into a shared mapping do
+ *  not (docs/perf.md). Only where the output is not synced to a disk as it is written (tmpfs, or
+ *  --no-fsync): there pwrite with the streamed writeback measured faster. CLSORT_CLI_MAP_OUTPUT=0
+ *  never maps, =1 maps wherever it can. Returns where the first byte goes, or NULL where it does
+ *  not map (not Linux, a file system without fallocate, no room, past ulimit -f, too large to
+ *  map): nothing printed and the file as it was; write with pwrite then, whose errors are
+ *  reported as they always were. */
+unsigned char *cli_writer_map(cli_writer *w, uint64_t len, cli_wmap *m);
+
+/** Ends cli_writer_map's mapping (nothing when there is none). `filled`: the stretch holds the
+ *  output; its writeback starts where the writer streams its sync, and the caller then moves the
+ *  writer past it (cli_writer_advance), as after cli_writer_pwrite. Otherwise the file gets its
+ *  former size back. */
+void cli_writer_unmap(cli_writer *w, cli_wmap *m, int filled);
+
+/* cli_writer_map on a thread of its own: the blocks are allocated while the caller reads and
+ * sorts (tmpfs allocates them on one core, about 0.1 s a GiB on the H200 machine). */
+typedef struct cli_wmap_async {
+    cli_writer *w;
+    uint64_t len;
+    cli_wmap m;
+    uint64_t ns;      /* how long cli_writer_map took */
+    int started;      /* a thread runs it; 0: nothing to finish */
+    pthread_t thread;
+} cli_wmap_async;
+
+/** Starts cli_writer_map(w, len) on a thread. Until cli_writer_map_finish, nothing else may use
+ *  w. Where no thread can be had, nothing is started (finish then gives no mapping). */
+void cli_writer_map_start(cli_wmap_async *a, cli_writer *w, uint64_t len);
+
+/** Waits for cli_writer_map_start's thread and hands its mapping to *m (m->addr NULL: none).
+ *  Returns how long the mapping took (ns). Safe after a start that started nothing. */
+uint64_t cli_writer_map_finish(cli_wmap_async *a, cli_wmap *m);
+
 /** Says that cli_writer_pwrite filled the `len` bytes after what the writer has written (its
  *  buffer must be empty): later writes go after them. `ns`: the time they took, for -v.
  *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
@@ -137,9 +182,11 @@ int cli_writer_advance(cli_writer *w, uint64_t len, uint64_t ns);
 typedef struct cli_wpool cli_wpool;
 
 /** Starts `threads` threads (at most 16) writing into the seekable writer `w` (its buffer must
- *  be empty); offsets are counted from what w has written. NULL when it cannot be had (nothing
- *  printed: write in line instead). */
-cli_wpool *cli_wpool_start(cli_writer *w, unsigned threads);
+ *  be empty); offsets are counted from what w has written. `m` (may be NULL): a mapping of w
+ *  from cli_writer_map, which the pool then owns (*m is cleared): the threads store the blocks
+ *  into it instead of pwrite, and cli_wpool_stop unmaps it. NULL when it cannot be had (nothing
+ *  printed: write in line instead; a mapping given stays the caller's). */
+cli_wpool *cli_wpool_start(cli_writer *w, unsigned threads, cli_wmap *m);
 
 /** Hands block `id` (< 16, not in flight) to the threads: `len` bytes at `off`. The data must
  *  stay until cli_wpool_wait(id) or cli_wpool_stop returns. */
@@ -150,7 +197,8 @@ void cli_wpool_post(cli_wpool *p, unsigned id, const void *data, size_t len, uin
 int cli_wpool_wait(cli_wpool *p, unsigned id);
 
 /** Waits for every block, stops the threads, frees the pool (NULL-safe). Returns as
- *  cli_wpool_wait. The caller then moves the writer past the blocks (cli_writer_advance). */
+ *  cli_wpool_wait. The caller then moves the writer past the blocks (cli_writer_advance); a
+ *  mapped pool's blocks must have filled its `len` bytes by then, or be abandoned (an error). */
 int cli_wpool_stop(cli_wpool *p);
 
 /** Appends bytes. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (disk full, ...). */

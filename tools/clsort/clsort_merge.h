@@ -30,6 +30,7 @@ typedef struct cli_run_set {
                            * between 64 KiB and 16 MiB); cli_runs_init sets 64 MiB */
     unsigned merge_passes; /* merges into intermediate runs */
     unsigned merge_parts;  /* parts of the final merge on every core (0: one loser tree) */
+    int merge_mapped_out;  /* and whether they stored into a mapping of the output */
     uint64_t merge_ns, merged_bytes;
 } cli_run_set;
 

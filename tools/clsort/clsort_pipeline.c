@@ -44,6 +44,7 @@ typedef struct pipe_state {
     uint64_t total_bytes;           /* for progress; 0 unknown */
     uint64_t runs_expected;         /* for progress; 0 unknown */
     cli_warmup warm;                /* the first run's kernels, built while it is read */
+    cli_wmap_async premap;          /* the output mapped while the input is read (one run) */
 } pipe_state;
 
 static const char *cl_error_name(cl_int err)
@@ -491,14 +492,33 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
     int rc = CLI_EXIT_OK;
     const unsigned writers = drain_writers(p);
     cli_wpool *pool = NULL;
+    const uint64_t t_all = cli_now_ns();
+    /* The output mapped (cli_writer_map): by the thread started with the reads, else now. Not
+     * under -u, whose length is not known before the write. */
+    cli_wmap m = { 0 };
+    if (p->premap.w == w) /* not a run's writer: a run file is never mapped ahead */
+        p->st->map_ns = cli_writer_map_finish(&p->premap, &m);
+    if (m.addr && m.len != (uint64_t)n * K) /* the input changed size meanwhile */
+        cli_writer_unmap(w, &m, 0);
+    p->st->map_ahead = m.addr != NULL;
     if (writers > 0 && nchunks > 1 && p->nslots >= 3 && cli_writer_seekable(w) &&
-        cli_writer_flush(w) == CLI_EXIT_OK)
-        pool = cli_wpool_start(w, writers);
+        cli_writer_flush(w) == CLI_EXIT_OK) {
+        if (!m.addr && !p->ks->unique)
+            cli_writer_map(w, (uint64_t)n * K, &m);
+        const int had_map = m.addr != NULL;
+        pool = cli_wpool_start(w, writers, &m);
+        p->st->mapped = pool && had_map;
+    }
+    cli_writer_unmap(w, &m, 0); /* not taken by a pool: the writes below are in line */
+    if (!p->st->mapped) {
+        p->st->map_ahead = 0;
+        if (!p->ks->unique)
+            cli_writer_reserve(w, (uint64_t)n * K); /* pwrite measured faster preallocated */
+    }
     if (pool) {
         /* A slot is downloaded into again `lag` chunks after its write was posted. */
         const size_t lag = p->nslots - 1;
         uint64_t off = 0;
-        const uint64_t t_all = cli_now_ns();
         for (size_t j = 0; j < nchunks && j < p->nslots && rc == CLI_EXIT_OK; ++j)
             rc = enqueue_download(p, j, n);
         for (size_t j = 0; j < nchunks && rc == CLI_EXIT_OK; ++j) {
@@ -565,6 +585,7 @@ static int drain_to_run_file(pipe_state *p, size_t n, const char *tmpdir, cli_ru
         return rc;
     uint64_t ns = 0;
     rc = drain_run(p, n, &w, &ns);
+    p->st->mapped = p->st->map_ahead = 0; /* -v's write line is the output's, not a run's */
     if (rc != CLI_EXIT_OK) {
         cli_writer_abort(&w);
         return rc;
@@ -674,6 +695,9 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
                                                                               : (size_t)1 << 20;
     cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, ks->reverse ? CLSORT_DESCENDING : 0u);
+    /* One run straight into the output: its blocks are allocated meanwhile (drain_run). */
+    if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0)
+        cli_writer_map_start(&p.premap, out, in->size / K * K);
 
     int rc = CLI_EXIT_OK;
     for (;;) {
@@ -685,8 +709,6 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         if (rc != CLI_EXIT_OK)
             break;
         if (st->runs == 0 && eof) {
-            if (!ks->unique)
-                cli_writer_reserve(out, (uint64_t)n * K);
             rc = drain_run(&p, n, out, &st->write_ns); /* the whole input: straight out */
             st->write_bytes += (uint64_t)n * K;
         } else {
@@ -696,6 +718,9 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         if (rc != CLI_EXIT_OK || eof)
             break;
     }
+    cli_wmap unused; /* more than one run after all, or an error before the write */
+    cli_writer_map_finish(&p.premap, &unused);
+    cli_writer_unmap(out, &unused, 0);
     cli_warmup_finish(&p.warm);
     st->compile_ns += p.warm.ns;
     st->build_ns += p.warm.build_ns;

@@ -35,6 +35,10 @@ typedef struct cli_pipe_stats {
     uint64_t download_ns, download_bytes;  /* profiled clEnqueueReadBuffer durations */
     uint64_t wait_ns;                      /* host: blocked on an upload or download */
     uint64_t write_ns, write_bytes;        /* host: handing the final output to the writer */
+    int mapped;                            /* the writer threads stored into a mapping of the
+                                              output (cli_writer_map) rather than pwrite */
+    int map_ahead;                         /* mapped by a thread while the input was read */
+    uint64_t map_ns;                       /* how long that took (overlapped) */
     uint64_t run_write_ns, run_bytes;      /* the same for run files */
     uint64_t alloc_ns;                     /* host: the device buffer and the pinned chunks */
     uint64_t release_ns;                   /* host: releasing them at the end */

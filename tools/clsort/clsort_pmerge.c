@@ -25,6 +25,10 @@
 #define PM_MIN_PART_RECORDS ((uint64_t)1 << 16) /* fewer per part: one loser tree is as fast */
 #define PM_SAMPLES_PER_PART 64
 #define PM_OUT_BUF ((size_t)2 << 20)
+/* A part that stores into the mapped output: a buffer that stays in the core's cache, copied in
+ * line (below the loser tree's threshold for a writer thread of its own), since the copy takes no
+ * lock and a second thread per part would only compete for the cores. */
+#define PM_MAP_BUF ((size_t)128 << 10)
 
 unsigned cli_pmerge_threads(void)
 {
@@ -81,6 +85,8 @@ typedef struct pm_part {
     const cli_merge_spec *m;
     cli_writer *out;
     uint64_t out_off;          /* bytes after what out has written */
+    unsigned char *dst;        /* where the part goes in the mapped output; NULL: pwrite */
+    uint64_t bytes;            /* the part's length */
     const unsigned char **data;/* k: this part's slice of each source */
     size_t *len;
     unsigned char *given;
@@ -119,7 +125,8 @@ static void *pm_part_main(void *arg)
     const cli_merge_spec spec = { p->m->ks, p->m->k, pm_pull, p,
                                   p->m->disorder ? pm_disorder : NULL, NULL, 0 };
     cli_writer w;
-    p->rc = cli_writer_open_at(&w, p->out, p->out_off, PM_OUT_BUF);
+    p->rc = p->dst ? cli_writer_open_memory(&w, p->dst, p->bytes, PM_MAP_BUF)
+                   : cli_writer_open_at(&w, p->out, p->out_off, PM_OUT_BUF);
     if (p->rc != CLI_EXIT_OK)
         return NULL;
     p->rc = cli_merge_sources(&spec, &w);
@@ -131,7 +138,7 @@ static void *pm_part_main(void *arg)
 }
 
 int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
-               cli_writer *out, unsigned threads, unsigned *parts)
+               cli_writer *out, unsigned threads, unsigned *parts, int *mapped)
 {
     const cli_keyspec *const ks = m->ks;
     const size_t k = m->k, R = ks->record_size;
@@ -161,6 +168,7 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
     unsigned char *const given = calloc(P * k, 1);
     pthread_t *const th = calloc(P, sizeof *th);
     int *const started = calloc(P, sizeof *started);
+    cli_wmap wm = { 0 };
     if (!sm || !cut || !part || !pdata || !plen || !given || !th || !started) {
         cli_error("out of host memory for the merge");
         goto done;
@@ -212,7 +220,13 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
             p->len[s] = (size_t)((e - a) * R);
             off += (e - a) * R;
         }
+        p->bytes = off - p->out_off;
     }
+    unsigned char *const dst = out->mem ? NULL : cli_writer_map(out, off, &wm);
+    for (size_t b = 0; dst && b < P; ++b)
+        part[b].dst = dst + part[b].out_off;
+    if (mapped)
+        *mapped = dst != NULL;
     for (size_t b = 1; b < P; ++b)
         started[b] = pthread_create(&th[b], NULL, pm_part_main, &part[b]) == 0;
     pm_part_main(&part[0]);
@@ -259,9 +273,12 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
         goto done;
     if (out->mem)
         out->written += off;
-    else
+    else {
+        cli_writer_unmap(out, &wm, 1);
         rc = cli_writer_advance(out, off, 0);
+    }
 done:
+    cli_writer_unmap(out, &wm, 0); /* a disorder or a part that failed (nothing if none) */
     free(sm);
     free(cut);
     free(part);

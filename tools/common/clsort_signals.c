@@ -100,8 +100,32 @@ static void *watch_signals(void *arg)
     return NULL;
 }
 
+/* SIGBUS: a mapped file (an input of -m or of the runs' merge, the mapped output) cut short by
+ * another process faults the thread that touches it, so sigwait cannot take it. Whoever sends it
+ * with kill gets the same. Removes the temporary files as the signal thread does, then dies by
+ * the signal (SA_RESETHAND restored the default action, SA_NODEFER lets raise deliver it now). */
+static void on_sigbus(int sig)
+{
+    cli_tmp_remove_all_in_handler();
+    if (cli_display_level >= 1) {
+        const char msg[] = "clsort: interrupted by SIGBUS (a mapped file cut short by another "
+                           "process?); temporary files removed, input left as it was\n";
+        if (write(message_fd, msg, sizeof msg - 1) < 0) {
+            /* Nothing more to do about a broken stderr. */
+        }
+    }
+    raise(sig);
+    _exit(128 + sig);
+}
+
 int cli_signals_init(void)
 {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
     sigemptyset(&watched);
     sigaddset(&watched, SIGINT);
     sigaddset(&watched, SIGTERM);

@@ -7,7 +7,9 @@
  *  SIGXCPU in the calling thread (call it first in main, before any
  *  other thread exists, so that every thread inherits the mask), ignores SIGPIPE (a closed pipe
  *  becomes a write error that is cleaned up like any other) and starts the thread that waits for
- *  those signals. Returns 0, or -1 if the thread could not be started (signals then act as usual). */
+ *  those signals. SIGBUS, which a mapped file cut short raises in the thread that touches it, gets
+ *  a handler that does the same cleanup. Returns 0, or -1 if the thread could not be started
+ *  (signals then act as usual). */
 int cli_signals_init(void);
 
 /** The descriptor of stderr for the signal thread's one line (2 until then): clsort_capture.c
