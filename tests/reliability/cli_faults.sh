@@ -123,6 +123,15 @@ if is_root && mkdir small && mount -t tmpfs -o size=1m tmpfs small 2>/dev/null; 
     fault "disk full: external sort's runs on a 1 MiB tmpfs" "$CLSORT" -R 24 -k 8 -t u64 -S 64K -T small -o rec.bin rec.bin
     check "... input unchanged" same rec.bin rec.orig
     check "... no run left" sh -c "test \"\$(ls -A small)\" = in.bin"
+    # -m in 4 parts stores into a mapping of the output whose blocks each part allocates as it
+    # goes: the file system fills up there, not in a store (which would be SIGBUS).
+    "$CLSORT" -o sorted.bin data.bin && head -c 600000 sorted.bin >m1.bin && tail -c +600001 sorted.bin >m2.bin
+    CLSORT_CLI_MERGE_THREADS=4 fault "disk full: -m in 4 parts into a mapping on a 1 MiB tmpfs" \
+        "$CLSORT" -m -o small/m.out m1.bin m2.bin
+    check "... no partial output or temporary file" sh -c "test \"\$(ls -A small)\" = in.bin"
+    CLSORT_CLI_MERGE_THREADS=4 "$CLSORT" -v -m -o m.out m1.bin m2.bin 2>err
+    check "... the same merge elsewhere runs in 4 parts" grep -q "in 4 parts on as many threads" err
+    rm -f sorted.bin m1.bin m2.bin m.out
     umount small
     rm -f small.orig rec.orig
 else

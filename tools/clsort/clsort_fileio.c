@@ -417,6 +417,9 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
                       (unsigned long long)w->mem_cap);
             return CLI_EXIT_IO;
         }
+        if (w->map_lazy && w->written + len > w->map_alloc &&
+            cli_writer_mapped_allocate(w, w->written + len) != CLI_EXIT_OK)
+            return CLI_EXIT_IO;
         memcpy(w->mem + w->written, p, len);
         w->written += len;
         w->write_ns += cli_now_ns() - t0;

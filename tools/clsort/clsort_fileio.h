@@ -76,6 +76,10 @@ typedef struct cli_writer {
     uint64_t mem_cap;
     int positional;      /* cli_writer_open_at: pwrite at pos_base + written, fd borrowed */
     uint64_t pos_base;
+    /* cli_writer_open_mapped of a lazy mapping: mem is at file offset map_off of map_fd, and its
+     * first map_alloc bytes have their blocks (the writes allocate ahead of themselves). */
+    int map_lazy, map_fd;
+    uint64_t map_off, map_alloc;
 } cli_writer;
 
 /** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the
@@ -134,6 +138,7 @@ typedef struct cli_wmap {
     size_t maplen;
     uint64_t off, len; /* the stretch: its file offset and its bytes */
     uint64_t old_size; /* the file's size before: given back if the stretch is not filled */
+    int lazy;          /* blocks not allocated yet: only through cli_writer_open_mapped */
 } cli_wmap;
 
 /** Maps the `len` bytes after what the seekable writer `w` has written (its buffer empty), their
@@ -146,6 +151,24 @@ typedef struct cli_wmap {
  *  map): nothing printed and the file as it was; write with pwrite then, whose errors are
  *  reported as they always were. */
 unsigned char *cli_writer_map(cli_writer *w, uint64_t len, cli_wmap *m);
+
+/** cli_writer_map without allocating the blocks now (after checking that the file system can):
+ *  for writers that each store a part and allocate it as they go (cli_writer_open_mapped), so
+ *  that the allocation, which tmpfs does on one core (about 0.1 s a GiB), runs while the parts
+ *  are produced instead of before. Nothing may be stored into it otherwise. */
+unsigned char *cli_writer_map_lazy(cli_writer *w, uint64_t len, cli_wmap *m);
+
+/** Opens a writer that stores `cap` bytes `off` bytes into the mapping `m` of `parent`'s file
+ *  (a memory writer; several may fill disjoint parts at once). Of a lazy mapping it allocates the
+ *  blocks ahead of its stores, 64 MiB at a time; a failure there (no room) is its write error,
+ *  with the message a pwrite of parent's would give. commit flushes and frees it. Returns
+ *  CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_open_mapped(cli_writer *w, const cli_writer *parent, const cli_wmap *m,
+                           uint64_t off, uint64_t cap, size_t buf_size);
+
+/** For write_all: makes sure the first `end` bytes of a lazily mapped writer's memory have their
+ *  blocks. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_writer_mapped_allocate(cli_writer *w, uint64_t end);
 
 /** Ends cli_writer_map's mapping (nothing when there is none). `filled`: the stretch holds the
  *  output; its writeback starts where the writer streams its sync, and the caller then moves the

@@ -237,7 +237,9 @@ int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, si
  * are allocated before anything is stored (fallocate): a full file system then fails here, and
  * the caller writes with pwrite and reports the error as always, instead of a SIGBUS in the middle
  * of a copy. */
-unsigned char *cli_writer_map(cli_writer *w, uint64_t len, cli_wmap *m)
+/* Both forms: with `lazy`, the blocks are not allocated (the first page's only, to find out
+ * that the file system can) and the file is extended to the stretch's end instead. */
+static unsigned char *map_stretch(cli_writer *w, uint64_t len, cli_wmap *m, int lazy)
 {
     memset(m, 0, sizeof *m);
 #if defined(__linux__)
@@ -266,7 +268,10 @@ unsigned char *cli_writer_map(cli_writer *w, uint64_t len, cli_wmap *m)
     if (fstat(w->fd, &st) != 0 || !S_ISREG(st.st_mode))
         return NULL;
     m->old_size = (uint64_t)st.st_size;
-    if (fallocate(w->fd, 0, (off_t)off, (off_t)len) != 0) {
+    const uint64_t first = lazy && len > (uint64_t)page ? (uint64_t)page : len;
+    if (fallocate(w->fd, 0, (off_t)off, (off_t)first) != 0 ||
+        (first < len && (uint64_t)st.st_size < off + len &&
+         ftruncate(w->fd, (off_t)(off + len)) != 0)) {
         if (ftruncate(w->fd, (off_t)m->old_size) != 0) {
             /* A failed fallocate may leave blocks: the pwrites overwrite them, commit trims. */
         }
@@ -284,11 +289,77 @@ unsigned char *cli_writer_map(cli_writer *w, uint64_t len, cli_wmap *m)
     m->maplen = (size_t)(lead + len);
     m->off = off;
     m->len = len;
+    m->lazy = first < len;
     return (unsigned char *)a + lead;
 #else
     (void)w;
     (void)len;
+    (void)lazy;
     return NULL;
+#endif
+}
+
+unsigned char *cli_writer_map(cli_writer *w, uint64_t len, cli_wmap *m)
+{
+    return map_stretch(w, len, m, 0);
+}
+
+unsigned char *cli_writer_map_lazy(cli_writer *w, uint64_t len, cli_wmap *m)
+{
+    return map_stretch(w, len, m, 1);
+}
+
+/* How far ahead of its stores a writer into a lazy mapping allocates: few enough calls that the
+ * file's lock they take is rarely waited for, little enough that the allocation of the parts
+ * runs alongside their production. */
+#define MAP_ALLOC_STEP ((uint64_t)64 << 20)
+
+int cli_writer_open_mapped(cli_writer *w, const cli_writer *parent, const cli_wmap *m,
+                           uint64_t off, uint64_t cap, size_t buf_size)
+{
+    unsigned char *const at = (unsigned char *)m->addr + (m->maplen - m->len) + off;
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->keep_open = 1; /* commit: nothing to sync or rename */
+    w->mem = at;
+    w->mem_cap = cap;
+    /* Its messages are those of a part that pwrites parent's file (cli_writer_open_at). */
+    w->positional = 1;
+    w->is_regular = parent->is_regular;
+    w->map_lazy = m->lazy;
+    w->map_fd = parent->fd;
+    w->map_off = m->off + off;
+    return take_buffer(w, buf_size, parent->name ? parent->name : "output");
+}
+
+int cli_writer_mapped_allocate(cli_writer *w, uint64_t end)
+{
+#if defined(__linux__)
+    uint64_t step = end - w->map_alloc;
+    if (step < MAP_ALLOC_STEP)
+        step = MAP_ALLOC_STEP;
+    if (step > w->mem_cap - w->map_alloc)
+        step = w->mem_cap - w->map_alloc;
+    if (end > w->mem_cap || step == 0) {
+        cli_error("%s: %llu bytes more than the %llu bytes reserved", w->name,
+                  (unsigned long long)(end - w->map_alloc), (unsigned long long)w->mem_cap);
+        return CLI_EXIT_IO;
+    }
+    int r;
+    while ((r = fallocate(w->map_fd, 0, (off_t)(w->map_off + w->map_alloc), (off_t)step)) != 0 &&
+           errno == EINTR) {
+    }
+    if (r != 0) {
+        if (cli_write_error_once())
+            report_write_error(w, errno);
+        return CLI_EXIT_IO;
+    }
+    w->map_alloc += step;
+    return CLI_EXIT_OK;
+#else
+    (void)end;
+    cli_error("%s: a lazy mapping without fallocate", w->name);
+    return CLI_EXIT_IO;
 #endif
 }
 
