@@ -321,6 +321,13 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
             *n_out = n;
             return rc;
         }
+        /* A full run with more of the file left: no peek for the end below, whose byte would
+         * hand every later run to read() on this thread (4.5 GiB/s against 25 for the readers,
+         * 16 GiB in runs of 2 GiB on the H200 machine, 2026-11-27). */
+        if (n == p->buf_records && n == p->run_records && p->in->consumed < p->in->size) {
+            *n_out = n;
+            return CLI_EXIT_OK;
+        }
     }
     for (;;) {
         if (n == p->buf_records) {
