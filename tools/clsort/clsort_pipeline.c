@@ -607,14 +607,6 @@ static int drain_to_run_file(pipe_state *p, size_t n, const char *tmpdir, cli_ru
     return cli_runs_add(runs, fd, bytes);
 }
 
-/* The output mapped ahead and not used (nothing if none): the file as it was. */
-static void premap_abandon(pipe_state *p, cli_writer *out)
-{
-    cli_wmap unused;
-    cli_writer_map_finish(&p->premap, &unused);
-    cli_writer_unmap(out, &unused, 0);
-}
-
 static void pipe_release(pipe_state *p)
 {
     cli_readers_stop(p->readers); /* no thread may still read into a slot freed below */
@@ -674,12 +666,6 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     if (!in->is_regular && (uint64_t)p.nslots * p.chunk_records < first)
         first = (uint64_t)p.nslots * p.chunk_records;
     p.buf_records = first ? (size_t)first : 1;
-    if (in->is_regular && p.run_records)
-        p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
-    /* One run straight into the output: its blocks are allocated from now on, beside the device
-     * buffer's and the pinned chunks' allocation, the reads and the sort (drain_run takes it). */
-    if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0)
-        cli_writer_map_start(&p.premap, out, in->size / K * K);
     cl_int err;
     const uint64_t t_alloc = cli_now_ns();
     p.buf = clCreateBuffer(p.clctx, CL_MEM_READ_WRITE, p.buf_records * K, NULL, &err);
@@ -687,7 +673,6 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         p.buf = NULL;
         cli_info(2, "no device buffer of %zu keys (%s): sorting through host memory",
                  p.buf_records, cl_error_name(err));
-        premap_abandon(&p, out);
         return CLI_PIPE_UNAVAILABLE;
     }
     st->buffer_bytes = (uint64_t)p.buf_records * K;
@@ -700,7 +685,6 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
                         "memory",
                      p.nslots, p.chunk_records * K, clsort_last_error(ctx));
             pipe_release(&p);
-            premap_abandon(&p, out);
             return CLI_PIPE_UNAVAILABLE;
         }
     }
@@ -709,6 +693,8 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         p.readers = cli_readers_start(in->fd, in->path, nreaders,
                                       ks->big_endian ? swap_after_read : NULL, &p);
     st->readers = p.readers ? nreaders : 1; /* without threads: read() here, as before */
+    if (in->is_regular && p.run_records)
+        p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
     /* The first run's kernels while its first chunks are read (after the pinned slots: the
      * library's lock is not held against them; the first upload waits for it: first_device_work).
      * A stream prepares for at most 2^20 keys, not for the whole ring its buffer starts with;
@@ -716,6 +702,9 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
                                                                               : (size_t)1 << 20;
     cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, ks->reverse ? CLSORT_DESCENDING : 0u);
+    /* One run straight into the output: its blocks are allocated meanwhile (drain_run). */
+    if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0)
+        cli_writer_map_start(&p.premap, out, in->size / K * K);
 
     int rc = CLI_EXIT_OK;
     for (;;) {
@@ -736,7 +725,9 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         if (rc != CLI_EXIT_OK || eof)
             break;
     }
-    premap_abandon(&p, out); /* more than one run after all, or an error before the write */
+    cli_wmap unused; /* more than one run after all, or an error before the write */
+    cli_writer_map_finish(&p.premap, &unused);
+    cli_writer_unmap(out, &unused, 0);
     cli_warmup_finish(&p.warm);
     st->compile_ns += p.warm.ns;
     st->build_ns += p.warm.build_ns;
