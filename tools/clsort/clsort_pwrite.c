@@ -236,9 +236,9 @@ int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, si
  * 8 parts (docs/perf.md, 2026-11-27). Stores into a shared mapping take no such lock. The blocks
  * are allocated before anything is stored (fallocate): a full file system then fails here, and
  * the caller writes with pwrite and reports the error as always, instead of a SIGBUS in the middle
- * of a copy. */
-/* Both forms: with `lazy`, the blocks are not allocated (the first page's only, to find out
- * that the file system can) and the file is extended to the stretch's end instead. */
+ * of a copy. With `lazy`, only the first page is allocated (to find out that the file system can)
+ * and the file is extended to the stretch's end: its writers allocate the rest before they store
+ * (cli_writer_mapped_allocate), so a full file system is still an error and never a SIGBUS. */
 static unsigned char *map_stretch(cli_writer *w, uint64_t len, cli_wmap *m, int lazy)
 {
     memset(m, 0, sizeof *m);
