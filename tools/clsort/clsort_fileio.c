@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -459,11 +458,7 @@ void cli_writer_reserve(cli_writer *w, uint64_t bytes)
      * write every block, which costs more than it saves. */
     if (!w->is_regular || w->keep_open || w->written != 0 || bytes == 0 || !w->stream_sync)
         return;
-    /* Beyond the file-size limit fallocate raises SIGXFSZ, which kills the process and leaves
-     * the temporary file; the writes then report EFBIG (exit 3) as they always did. */
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-        bytes > (uint64_t)lim.rlim_cur)
+    if (!cli_fsize_allows(bytes))
         return;
     if (fallocate(w->fd, 0, 0, (off_t)bytes) == 0)
         w->reserved = bytes;

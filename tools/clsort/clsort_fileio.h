@@ -166,6 +166,11 @@ unsigned char *cli_writer_map_lazy(cli_writer *w, uint64_t len, cli_wmap *m);
 int cli_writer_open_mapped(cli_writer *w, const cli_writer *parent, const cli_wmap *m,
                            uint64_t off, uint64_t cap, size_t buf_size);
 
+/** Whether a file may reach `end` bytes under the file-size limit (ulimit -f). Checked before
+ *  a preallocation: beyond the limit fallocate raises SIGXFSZ, which would kill the process and
+ *  leave the temporary file, where the writes report EFBIG (exit 3) as they always did. */
+int cli_fsize_allows(uint64_t end);
+
 /** For write_all: makes sure the first `end` bytes of a lazily mapped writer's memory have their
  *  blocks. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
 int cli_writer_mapped_allocate(cli_writer *w, uint64_t end);

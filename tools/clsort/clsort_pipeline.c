@@ -503,25 +503,27 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
     /* The output mapped (cli_writer_map): by the thread started with the reads, else now. Not
      * under -u, whose length is not known before the write. */
     cli_wmap m = { 0 };
+    uint64_t map_ns = 0;
     if (p->premap.w == w) /* not a run's writer: a run file is never mapped ahead */
-        p->st->map_ns = cli_writer_map_finish(&p->premap, &m);
+        map_ns = cli_writer_map_finish(&p->premap, &m);
     if (m.addr && m.len != (uint64_t)n * K) /* the input changed size meanwhile */
         cli_writer_unmap(w, &m, 0);
-    p->st->map_ahead = m.addr != NULL;
+    const int ahead = m.addr != NULL;
+    int mapped = 0;
     if (writers > 0 && nchunks > 1 && p->nslots >= 3 && cli_writer_seekable(w) &&
         cli_writer_flush(w) == CLI_EXIT_OK) {
         if (!m.addr && !p->ks->unique)
             cli_writer_map(w, (uint64_t)n * K, &m);
         const int had_map = m.addr != NULL;
         pool = cli_wpool_start(w, writers, &m);
-        p->st->mapped = pool && had_map;
+        mapped = pool && had_map;
     }
     cli_writer_unmap(w, &m, 0); /* not taken by a pool: the writes below are in line */
-    if (!p->st->mapped) {
-        p->st->map_ahead = 0;
-        if (!p->ks->unique)
-            cli_writer_reserve(w, (uint64_t)n * K); /* pwrite measured faster preallocated */
-    }
+    if (!mapped && !p->ks->unique)
+        cli_writer_reserve(w, (uint64_t)n * K); /* pwrite measured faster preallocated */
+    p->st->mapped = mapped;
+    p->st->map_ahead = mapped && ahead;
+    p->st->map_ns = map_ns;
     if (pool) {
         /* A slot is downloaded into again `lag` chunks after its write was posted. */
         const size_t lag = p->nslots - 1;

@@ -224,11 +224,11 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
     }
     /* The parts allocate their blocks as they go (a lazy mapping): on tmpfs that is one core's
      * work of about 0.1 s a GiB, which would otherwise come before any part starts. */
-    unsigned char *const dst = out->mem ? NULL : cli_writer_map_lazy(out, off, &wm);
-    for (size_t b = 0; dst && b < P; ++b)
+    const int into_map = !out->mem && cli_writer_map_lazy(out, off, &wm) != NULL;
+    for (size_t b = 0; into_map && b < P; ++b)
         part[b].wm = &wm;
     if (mapped)
-        *mapped = dst != NULL;
+        *mapped = into_map;
     for (size_t b = 1; b < P; ++b)
         started[b] = pthread_create(&th[b], NULL, pm_part_main, &part[b]) == 0;
     pm_part_main(&part[0]);

@@ -59,13 +59,20 @@ static int take_buffer(cli_writer *w, size_t buf_size, const char *name)
 #define PW_MIN_PIECE ((size_t)8 << 20)
 #define PW_MAX_THREADS 16
 
-int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size)
+/* The fields of a writer into memory at dst, cap bytes at most; take_buffer gives it its buffer
+ * and name. */
+static void open_memory(cli_writer *w, void *dst, uint64_t cap)
 {
     memset(w, 0, sizeof *w);
     w->fd = -1;
     w->keep_open = 1; /* commit: nothing to sync or rename */
     w->mem = dst;
     w->mem_cap = cap;
+}
+
+int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size)
+{
+    open_memory(w, dst, cap);
     return take_buffer(w, buf_size, "memory");
 }
 
@@ -239,6 +246,23 @@ int cli_writer_open_at(cli_writer *w, const cli_writer *parent, uint64_t off, si
  * of a copy. With `lazy`, only the first page is allocated (to find out that the file system can)
  * and the file is extended to the stretch's end: its writers allocate the rest before they store
  * (cli_writer_mapped_allocate), so a full file system is still an error and never a SIGBUS. */
+int cli_fsize_allows(uint64_t end)
+{
+    struct rlimit lim;
+    return !(getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+             end > (uint64_t)lim.rlim_cur);
+}
+
+/* A stretch not used after all: the file gets its former size back. Best effort: blocks a
+ * failed fallocate left are overwritten by the pwrites or trimmed at commit, and an output being
+ * abandoned is removed anyway. */
+static void give_back_size(int fd, uint64_t size)
+{
+    if (ftruncate(fd, (off_t)size) != 0) {
+        /* As said above. */
+    }
+}
+
 static unsigned char *map_stretch(cli_writer *w, uint64_t len, cli_wmap *m, int lazy)
 {
     memset(m, 0, sizeof *m);
@@ -259,10 +283,7 @@ static unsigned char *map_stretch(cli_writer *w, uint64_t len, cli_wmap *m, int 
     const uint64_t lead = off % (uint64_t)page;
     if (len > (uint64_t)INT64_MAX - off || len > (uint64_t)SIZE_MAX - lead)
         return NULL;
-    /* Beyond the file-size limit fallocate raises SIGXFSZ; the pwrites report EFBIG instead. */
-    struct rlimit lim;
-    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-        off + len > (uint64_t)lim.rlim_cur)
+    if (!cli_fsize_allows(off + len))
         return NULL;
     struct stat st;
     if (fstat(w->fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -272,17 +293,13 @@ static unsigned char *map_stretch(cli_writer *w, uint64_t len, cli_wmap *m, int 
     if (fallocate(w->fd, 0, (off_t)off, (off_t)first) != 0 ||
         (first < len && (uint64_t)st.st_size < off + len &&
          ftruncate(w->fd, (off_t)(off + len)) != 0)) {
-        if (ftruncate(w->fd, (off_t)m->old_size) != 0) {
-            /* A failed fallocate may leave blocks: the pwrites overwrite them, commit trims. */
-        }
+        give_back_size(w->fd, m->old_size);
         return NULL;
     }
     void *const a = mmap(NULL, (size_t)(lead + len), PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
                          (off_t)(off - lead));
     if (a == MAP_FAILED) {
-        if (ftruncate(w->fd, (off_t)m->old_size) != 0) {
-            /* As above. */
-        }
+        give_back_size(w->fd, m->old_size);
         return NULL;
     }
     m->addr = a;
@@ -317,12 +334,7 @@ unsigned char *cli_writer_map_lazy(cli_writer *w, uint64_t len, cli_wmap *m)
 int cli_writer_open_mapped(cli_writer *w, const cli_writer *parent, const cli_wmap *m,
                            uint64_t off, uint64_t cap, size_t buf_size)
 {
-    unsigned char *const at = (unsigned char *)m->addr + (m->maplen - m->len) + off;
-    memset(w, 0, sizeof *w);
-    w->fd = -1;
-    w->keep_open = 1; /* commit: nothing to sync or rename */
-    w->mem = at;
-    w->mem_cap = cap;
+    open_memory(w, (unsigned char *)m->addr + (m->maplen - m->len) + off, cap);
     /* Its messages are those of a part that pwrites parent's file (cli_writer_open_at). */
     w->positional = 1;
     w->is_regular = parent->is_regular;
@@ -371,9 +383,8 @@ void cli_writer_unmap(cli_writer *w, cli_wmap *m, int filled)
     m->addr = NULL;
     if (filled)
         cli_writer_start_writeback(w, m->off, m->len);
-    else if (ftruncate(w->fd, (off_t)m->old_size) != 0) {
-        /* The output is being abandoned anyway. */
-    }
+    else
+        give_back_size(w->fd, m->old_size);
 }
 
 static void *map_async_main(void *arg)
