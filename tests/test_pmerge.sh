@@ -3,6 +3,8 @@
 # written at its offset (clsort_pmerge.c, issue 28): -m over mapped files and the runs of an
 # external sort, with 1 (the one loser tree), 2, 3 and 8 parts (CLSORT_CLI_MERGE_THREADS), give the
 # reference's bytes: every key type both ways, records with keys at offsets, --key tie-breakers,
+# 4-byte keys merged by the vector merge (clsort_vecmerge.c) and by the loser tree in the parts,
+# many files of awkward lengths with the edge keys (the largest key is the vector merge's padding),
 # equal keys across files (ties by file), files whose ranges do not overlap, empty files, a single
 # file; -m's order check finds a disorder inside a part, at a part border and in a later file
 # (exit 3, the record named, no output); -u, pipes and standard input keep the one-thread merge.
@@ -27,13 +29,15 @@ fail() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 # mcheck NAME REF_FILE CLSORT_ARGS...: the merge with 1, 2, 3 and 8 threads gives REF_FILE, and with
 # 8 threads -v says it ran in several parts (when the input is large enough to share). The parts
 # store into a mapping of the output or pwrite it (cli_writer_map decides by the file system and
-# the fsync); with 3 threads both are forced (CLSORT_CLI_MAP_OUTPUT=1 and 0).
+# the fsync); with 3 threads both are forced (CLSORT_CLI_MAP_OUTPUT=1 and 0), and the loser tree
+# in each part instead of the vector merge (CLSORT_CLI_VECTOR_MERGE=0, 3l).
 mcheck() {
     name=$1 ref=$2; shift 2
     ok=1 why=""
-    for th in 1 2 3 8 3m 3p; do
+    for th in 1 2 3 8 3m 3p 3l; do
         case $th in 3m) map=1 ;; 3p) map=0 ;; *) map= ;; esac
-        if ! CLSORT_CLI_MAP_OUTPUT=$map CLSORT_CLI_MERGE_THREADS=${th%[mp]} "$CLSORT" -v "$@" \
+        vec=; [ $th = 3l ] && vec=0
+        if ! CLSORT_CLI_VECTOR_MERGE=$vec CLSORT_CLI_MAP_OUTPUT=$map CLSORT_CLI_MERGE_THREADS=${th%[mpl]} "$CLSORT" -v "$@" \
             2>"$W/err.$th" || ! cmp -s "$W/out" "$ref"; then
             ok=0 why="$why threads=$th differs or failed ($(head -c 300 "$W/err.$th"))"
         fi
@@ -41,6 +45,8 @@ mcheck() {
     if [ $ok = 1 ]; then pass "$name"; else fail "$name:$why"; fi
 }
 
+# The vector merge needs AVX2; where the CPU has it, -v says which 4-byte merges took it.
+avx2=0; grep -qw avx2 /proc/cpuinfo 2>/dev/null && avx2=1
 # Sorted files of every key type, both directions; 8 parts of at least 64K records need 512K.
 for t in u32 i32 f32 u64 i64 f64; do
     sz=4; case $t in *64) sz=8 ;; esac
@@ -53,10 +59,34 @@ for t in u32 i32 f32 u64 i64 f64; do
         mcheck "-m $t ${ropt:-ascending}, 3 files" "$W/ref" -m -t "$t" $ropt -o "$W/out" "$W/s1" "$W/s2" "$W/s3"
         if grep -q "in 8 parts" "$W/err.8" && grep -q "in 1 part;" "$W/err.1"; then pass "-m $t ${ropt:-ascending}: 8 parts with 8 threads, 1 with 1"
         else fail "-m $t ${ropt:-ascending}: 8 parts with 8 threads, 1 with 1 ($(grep merge "$W/err.8"))"; fi
-        if grep -q "in 3 parts on as many threads (mapped inputs and output)" "$W/err.3m" &&
-            grep -q "in 3 parts on as many threads (mapped inputs);" "$W/err.3p"; then
-            pass "-m $t ${ropt:-ascending}: -v says whether the output was mapped"
-        else fail "-m $t ${ropt:-ascending}: -v says whether the output was mapped ($(grep merge "$W/err.3m" "$W/err.3p"))"; fi
+        vm=")"; [ $avx2 = 1 ] && [ $sz = 4 ] && vm=", vector merge)"
+        if grep -q "in 3 parts on as many threads (mapped inputs and output$vm" "$W/err.3m" &&
+            grep -q "in 3 parts on as many threads (mapped inputs$vm;" "$W/err.3p" &&
+            grep -q "in 3 parts on as many threads (mapped inputs[a-z ]*);" "$W/err.3l"; then
+            pass "-m $t ${ropt:-ascending}: -v says whether the output was mapped and which merge ran"
+        else fail "-m $t ${ropt:-ascending}: -v says whether the output was mapped and which merge ran ($(grep merge "$W/err.3m" "$W/err.3p" "$W/err.3l"))"; fi
+    done
+done
+# Many files of lengths around the vector merge's 16 keys and its 512-key buffers, some empty, of
+# edge keys (0, the largest, NaNs, both zeros, infinities: refsort bytes), every 4-byte type both
+# ways; the largest key is also the padding of the vector merge's sources.
+rm -f "$W"/e*
+for i in $(seq 1 33); do
+    case $i in 1) c=0 ;; 2) c=1 ;; 3) c=15 ;; 4) c=16 ;; 5) c=17 ;; 6) c=511 ;; 7) c=513 ;; 8) c=0 ;;
+        *) c=$(( (i * 7919 + SEED) % 20000 + 1000 )) ;; esac
+    "$REF" bytes $((c * 4)) $((SEED + 100 + i)) 6 >"$W/e$i.raw"
+done
+for t in u32 i32 f32; do
+    for r in "" r; do
+        ropt=""; [ -z "$r" ] || ropt=-r
+        files=""
+        for i in $(seq 1 33); do
+            "$REF" sort "$t" 4 0 $r <"$W/e$i.raw" >"$W/e$i"; files="$files $W/e$i"
+        done
+        # shellcheck disable=SC2086
+        cat $files | "$REF" sort "$t" 4 0 $r >"$W/ref"
+        # shellcheck disable=SC2086
+        mcheck "-m $t ${ropt:-ascending}, 33 files of 0 to 21000 edge keys" "$W/ref" -m -t "$t" $ropt -o "$W/out" $files
     done
 done
 # Records of 24 bytes, an i64 key at offset 4, and few distinct keys: ties across files come out

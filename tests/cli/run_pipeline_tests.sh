@@ -143,7 +143,7 @@ done
 "$CLSORT" -v -S 64K -o p.out in.bin 2>err
 check "-v reports the runs of the pipeline" sh -c "grep -q '3 runs of up to 16384 records' err && grep -q 'runs   ' err"
 check "-v says on how many threads the runs were merged" \
-    grep -Eq "merge  .*, (in [0-9]+ parts on as many threads( \(mapped output\))?|on one thread), including the final write" err
+    grep -Eq "merge  .*, (in [0-9]+ parts on as many threads( \((mapped output|mapped output, vector merge|vector merge)\))?|on one thread), including the final write" err
 check "runs leave nothing under TMPDIR" test -z "$(ls -A tmp)"
 gen in.bin f64 8 0 30000
 "$REF" sort f64 8 0 r <in.bin >ref.bin

@@ -83,12 +83,16 @@ static void print_warnings(clsort_ctx *ctx)
 /* The runs' lines of -v: how fast they were written, and the merge, on how many threads. */
 static void print_runs_lines(const ext_state *x, uint64_t run_bytes, uint64_t run_write_ns)
 {
-    char a[32], b[32], c[64];
+    char a[32], b[32], c[96];
     cli_info(2, "runs   %s written in %.3f s (%s)", cli_format_size(a, sizeof a, run_bytes),
              (double)run_write_ns / 1e9, cli_format_rate(b, sizeof b, run_bytes, run_write_ns));
-    if (x->runs.merge_parts)
-        snprintf(c, sizeof c, "in %u parts on as many threads%s", x->runs.merge_parts,
-                 x->runs.merge_mapped_out ? " (mapped output)" : "");
+    const cli_pmerge_info *const how = &x->runs.merge_how;
+    if (how->parts)
+        snprintf(c, sizeof c, "in %u parts on as many threads%s", how->parts,
+                 how->mapped && how->vector ? " (mapped output, vector merge)"
+                 : how->mapped              ? " (mapped output)"
+                 : how->vector              ? " (vector merge)"
+                                            : "");
     else
         snprintf(c, sizeof c, "on one thread");
     cli_info(2, "merge  %s in %.3f s (%s), %s, including the final write",

@@ -478,6 +478,12 @@ int cli_writer_flush(cli_writer *w)
     return len ? write_all(w, w->buf, len) : CLI_EXIT_OK;
 }
 
+void cli_writer_rewind(cli_writer *w)
+{
+    w->len = 0;
+    w->written = 0;
+}
+
 int cli_writer_put(cli_writer *w, const void *data, size_t len)
 {
     if (len == 0)

@@ -101,6 +101,11 @@ int cli_writer_open_run(cli_writer *w, const char *dir, size_t buf_size);
  *  device path, clsort_multidev.c). commit frees it; `written` says how much it holds. */
 int cli_writer_open_memory(cli_writer *w, void *dst, uint64_t cap, size_t buf_size);
 
+/** Forgets what w has written and what its buffer holds, so that its next bytes go to its start
+ *  again (over the old ones). Only for writers of cli_writer_open_at, cli_writer_open_mapped and
+ *  cli_writer_open_memory, whose start is a fixed place. */
+void cli_writer_rewind(cli_writer *w);
+
 /** Opens a writer for the part of `parent`'s output that starts `off` bytes after what parent
  *  has written: pwrite on parent's file (its fd is borrowed, not closed), or parent's memory.
  *  Several such writers fill disjoint parts at once (the parallel merge, clsort_pmerge.c); commit

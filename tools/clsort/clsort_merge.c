@@ -134,13 +134,10 @@ static int merge_runs_mapped(cli_run_set *x, cli_run *runs, size_t k, cli_writer
         data[i] = map[i];
     }
     const cli_merge_spec spec = { &x->ks, k, NULL, NULL, NULL, NULL, total };
-    unsigned parts = 0;
-    int mapped_out = 0;
-    rc = cli_pmerge(&spec, data, len, out, threads, &parts, &mapped_out);
-    if (rc == CLI_EXIT_OK) {
-        x->merge_parts = parts;
-        x->merge_mapped_out = mapped_out;
-    }
+    cli_pmerge_info how = { 0, 0, 0 };
+    rc = cli_pmerge(&spec, data, len, out, threads, &how);
+    if (rc == CLI_EXIT_OK)
+        x->merge_how = how;
 done:
     for (size_t i = 0; map && i < k; ++i)
         if (map[i])

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "clsort_fileio.h"
+#include "clsort_pmerge.h"
 #include "clsort_records.h"
 
 /* One sorted run: an anonymous temporary file, read back from offset 0. */
@@ -29,8 +30,8 @@ typedef struct cli_run_set {
     size_t read_budget;   /* bytes of read buffers for one merge, split over its runs (each
                            * between 64 KiB and 16 MiB); cli_runs_init sets 64 MiB */
     unsigned merge_passes; /* merges into intermediate runs */
-    unsigned merge_parts;  /* parts of the final merge on every core (0: one loser tree) */
-    int merge_mapped_out;  /* and whether they stored into a mapping of the output */
+    cli_pmerge_info merge_how; /* how the final merge went on every core (parts 0: one loser
+                                  tree) */
     uint64_t merge_ns, merged_bytes;
 } cli_run_set;
 

@@ -74,7 +74,7 @@ static int src_disorder(void *user, size_t i, uint64_t index)
  * temporary file then, never renamed (and unnamed where Linux allows, so nothing is left).
  * Returns CLI_PMERGE_NOT_HERE when it does not apply (nothing printed, nothing written). */
 static int merge_mapped(const cli_merge_spec *spec, merge_src *src, size_t k, cli_writer *out,
-                        unsigned *parts, int *mapped_out)
+                        cli_pmerge_info *info)
 {
     static const unsigned char empty[1];
     const size_t R = spec->ks->record_size;
@@ -118,7 +118,7 @@ static int merge_mapped(const cli_merge_spec *spec, merge_src *src, size_t k, cl
         }
         data[i] = map[i];
     }
-    rc = cli_pmerge(spec, data, len, out, threads, parts, mapped_out);
+    rc = cli_pmerge(spec, data, len, out, threads, info);
 done:
     for (size_t i = 0; map && i < k; ++i)
         if (map[i])
@@ -183,9 +183,8 @@ int cli_merge_inputs(const cli_opts *o)
 
     const cli_merge_spec spec = { &ks, k, src_pull, src, o->no_check ? NULL : src_disorder,
                                   "merging", total };
-    unsigned parts = 1;
-    int mapped_out = 0;
-    rc = merge_mapped(&spec, src, k, &out, &parts, &mapped_out);
+    cli_pmerge_info how = { 1, 0, 0 };
+    rc = merge_mapped(&spec, src, k, &out, &how);
     if (rc == CLI_PMERGE_NOT_HERE)
         rc = cli_merge_sources(&spec, &out);
     if (rc != CLI_EXIT_OK)
@@ -197,12 +196,14 @@ int cli_merge_inputs(const cli_opts *o)
     if (rc == CLI_EXIT_OK && cli_display_level >= 2) {
         char a[32], b[32];
         cli_progress_clear();
-        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s; write %s%.3f s",
+        cli_info(2, "merge  %zu inputs, %s in %.3f s (%s) in %u part%s%s%s; write %s%.3f s",
                  k, cli_format_size(a, sizeof a, total), (double)merge_ns / 1e9,
-                 cli_format_rate(b, sizeof b, total, merge_ns), parts, parts == 1 ? "" : "s",
-                 parts == 1 ? ""
-                 : mapped_out ? " on as many threads (mapped inputs and output)"
-                              : " on as many threads (mapped inputs)",
+                 cli_format_rate(b, sizeof b, total, merge_ns), how.parts,
+                 how.parts == 1 ? "" : "s",
+                 how.parts == 1 ? ""
+                 : how.mapped ? " on as many threads (mapped inputs and output"
+                              : " on as many threads (mapped inputs",
+                 how.parts == 1 ? "" : how.vector ? ", vector merge)" : ")",
                  o->no_fsync ? "" : "and sync ", (double)out.write_ns / 1e9);
         if (o->no_fsync)
             cli_info(2, CLI_SYNC_SKIPPED_REPORT);

@@ -971,7 +971,7 @@ static int md_sort_range(md_dev *d)
         if ((rc = cli_writer_open_memory(&mw, dst, (uint64_t)n * R, MD_MERGE_BUF)) != CLI_EXIT_OK)
             goto done;
         /* On this device's share of the cores (clsort_pmerge.c), else one loser tree. */
-        rc = cli_pmerge(&spec, sub, sublen, &mw, cli_pmerge_threads() / (unsigned)j->nd, NULL, NULL);
+        rc = cli_pmerge(&spec, sub, sublen, &mw, cli_pmerge_threads() / (unsigned)j->nd, NULL);
         if (rc == CLI_PMERGE_NOT_HERE)
             rc = cli_merge_sources(&spec, &mw);
         if (rc == CLI_EXIT_OK)

@@ -20,6 +20,7 @@
 
 #include "clsort_messages.h"
 #include "clsort_records.h"
+#include "clsort_vecmerge.h"
 
 #define PM_MAX_THREADS 64
 #define PM_MIN_PART_RECORDS ((uint64_t)1 << 16) /* fewer per part: one loser tree is as fast */
@@ -86,6 +87,7 @@ typedef struct pm_part {
     cli_writer *out;
     uint64_t out_off;          /* bytes after what out has written */
     const cli_wmap *wm;        /* the mapped output the part stores into; NULL: pwrite */
+    int vector;                /* merged by cli_vecmerge (cli_vecmerge_applies) */
     uint64_t bytes;            /* the part's length */
     const unsigned char **data;/* k: this part's slice of each source */
     size_t *len;
@@ -129,7 +131,16 @@ static void *pm_part_main(void *arg)
                   : cli_writer_open_at(&w, p->out, p->out_off, PM_OUT_BUF);
     if (p->rc != CLI_EXIT_OK)
         return NULL;
-    p->rc = cli_merge_sources(&spec, &w);
+    if (p->vector) {
+        p->rc = cli_vecmerge(spec.ks, spec.k, p->data, p->len, spec.disorder != NULL, &w);
+        if (p->rc == CLI_VECMERGE_DISORDER) {
+            /* The loser tree finds the same disorder and reports it as it always has. */
+            cli_writer_rewind(&w);
+            p->rc = cli_merge_sources(&spec, &w);
+        }
+    } else {
+        p->rc = cli_merge_sources(&spec, &w);
+    }
     if (p->rc == CLI_EXIT_OK)
         p->rc = cli_writer_commit(&w, NULL);
     else
@@ -138,7 +149,7 @@ static void *pm_part_main(void *arg)
 }
 
 int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
-               cli_writer *out, unsigned threads, unsigned *parts, int *mapped)
+               cli_writer *out, unsigned threads, cli_pmerge_info *info)
 {
     const cli_keyspec *const ks = m->ks;
     const size_t k = m->k, R = ks->record_size;
@@ -155,8 +166,11 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
     int rc = cli_writer_flush(out);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (parts)
-        *parts = (unsigned)P;
+    const int vector = cli_vecmerge_applies(ks);
+    if (info) {
+        info->parts = (unsigned)P;
+        info->vector = vector;
+    }
 
     rc = CLI_EXIT_IO;
     const size_t per = PM_SAMPLES_PER_PART * P; /* samples of each source, at most */
@@ -225,10 +239,12 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
     /* The parts allocate their blocks as they go (a lazy mapping): on tmpfs that is one core's
      * work of about 0.1 s a GiB, which would otherwise come before any part starts. */
     const int into_map = !out->mem && cli_writer_map_lazy(out, off, &wm) != NULL;
-    for (size_t b = 0; into_map && b < P; ++b)
-        part[b].wm = &wm;
-    if (mapped)
-        *mapped = into_map;
+    for (size_t b = 0; b < P; ++b) {
+        part[b].wm = into_map ? &wm : NULL;
+        part[b].vector = vector;
+    }
+    if (info)
+        info->mapped = into_map;
     for (size_t b = 1; b < P; ++b)
         started[b] = pthread_create(&th[b], NULL, pm_part_main, &part[b]) == 0;
     pm_part_main(&part[0]);

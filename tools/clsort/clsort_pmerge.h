@@ -18,17 +18,22 @@
  *  online cores, at most 64. */
 unsigned cli_pmerge_threads(void);
 
+/* How cli_pmerge merged, for -v. */
+typedef struct cli_pmerge_info {
+    unsigned parts; /* parts merged at once */
+    int mapped;     /* stored into a mapping of a file output (cli_writer_map), not pwrite'd */
+    int vector;     /* by the vector merge (clsort_vecmerge.c), not the loser tree */
+} cli_pmerge_info;
+
 /** Merges the k sorted sources of `m` held in memory (data[i]: len[i] bytes, whole records) into
  *  `out` after what it has written, in up to `threads` parts, and moves `out` past them. Same
  *  bytes as cli_merge_sources over the same sources (ties by source, source 0 first); m->pull and
- *  m->phase are not used. *parts (may be NULL) gets the number of parts merged, *mapped (may be
- *  NULL) whether they were stored into a mapping of a file output (cli_writer_map) rather than
- *  written with pwrite. With m->disorder, every source is checked (within parts and across their
+ *  m->phase are not used. *info (may be NULL) says how, once the parts are known. With m->disorder, every source is checked (within parts and across their
  *  borders) and the first disorder of the lowest source is reported through it. Returns
  *  CLI_EXIT_OK, an exit code after printing, or CLI_PMERGE_NOT_HERE when it does not apply: -u
  *  (where a part's output size is not known before it is merged), an output that is neither a
  *  seekable file nor memory, one thread, or too few records to share. */
 int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
-               cli_writer *out, unsigned threads, unsigned *parts, int *mapped);
+               cli_writer *out, unsigned threads, cli_pmerge_info *info);
 
 #endif /* CLSORT_PMERGE_H */
