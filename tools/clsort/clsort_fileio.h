@@ -165,8 +165,9 @@ unsigned char *cli_writer_map_lazy(cli_writer *w, uint64_t len, cli_wmap *m);
 
 /** Opens a writer that stores `cap` bytes `off` bytes into the mapping `m` of `parent`'s file
  *  (a memory writer; several may fill disjoint parts at once). Of a lazy mapping it allocates the
- *  blocks ahead of its stores, 64 MiB at a time; a failure there (no room) is its write error,
- *  with the message a pwrite of parent's would give. commit flushes and frees it. Returns
+ *  blocks ahead of its stores (64 MiB at first, then as much as it holds, up to 512 MiB at a
+ *  time); a failure there (no room) is its write error, with the message a pwrite of parent's
+ *  would give. commit flushes and frees it. Returns
  *  CLI_EXIT_OK or CLI_EXIT_IO after printing. */
 int cli_writer_open_mapped(cli_writer *w, const cli_writer *parent, const cli_wmap *m,
                            uint64_t off, uint64_t cap, size_t buf_size);

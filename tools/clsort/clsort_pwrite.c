@@ -326,10 +326,13 @@ unsigned char *cli_writer_map_lazy(cli_writer *w, uint64_t len, cli_wmap *m)
     return map_stretch(w, len, m, 1);
 }
 
-/* How far ahead of its stores a writer into a lazy mapping allocates: few enough calls that the
- * file's lock they take is rarely waited for, little enough that the allocation of the parts
- * runs alongside their production. */
-#define MAP_ALLOC_STEP ((uint64_t)64 << 20)
+/* How far ahead of its stores a writer into a lazy mapping allocates: at first little, so that
+ * every part starts soon, then as much as it has already (up to a limit), so that the parts call
+ * fallocate a few times each. fallocate holds the file's lock while it allocates, and the parts
+ * that wait for it spin: with 64 MiB steps the 16 vector-merge parts of 16 GiB spent 24-33 s of
+ * system time, with 512 MiB steps 16-18 s (docs/perf.md, 2026-11-27, fifth). */
+#define MAP_ALLOC_FIRST ((uint64_t)64 << 20)
+#define MAP_ALLOC_MAX ((uint64_t)512 << 20)
 
 int cli_writer_open_mapped(cli_writer *w, const cli_writer *parent, const cli_wmap *m,
                            uint64_t off, uint64_t cap, size_t buf_size)
@@ -348,8 +351,11 @@ int cli_writer_mapped_allocate(cli_writer *w, uint64_t end)
 {
 #if defined(__linux__)
     uint64_t step = end - w->map_alloc;
-    if (step < MAP_ALLOC_STEP)
-        step = MAP_ALLOC_STEP;
+    const uint64_t ahead = w->map_alloc < MAP_ALLOC_FIRST ? MAP_ALLOC_FIRST
+                           : w->map_alloc > MAP_ALLOC_MAX ? MAP_ALLOC_MAX
+                                                          : w->map_alloc;
+    if (step < ahead)
+        step = ahead;
     if (step > w->mem_cap - w->map_alloc)
         step = w->mem_cap - w->map_alloc;
     if (end > w->mem_cap || step == 0) {
