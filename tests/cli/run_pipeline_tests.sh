@@ -99,14 +99,26 @@ for map in 1 0; do
     for f in "" --no-fsync; do
         CLSORT_CLI_MAP_OUTPUT=$map piped "CLSORT_CLI_MAP_OUTPUT=$map ${f:-(fsync)}" ref.bin $f in.bin
         if [ $map = 1 ]; then
-            check "CLSORT_CLI_MAP_OUTPUT=1 ${f:-(fsync)}: -v says the output was mapped meanwhile" \
-                grep -q "into the mapped output, allocated in [0-9.]* s meanwhile" err
+            check "CLSORT_CLI_MAP_OUTPUT=1 ${f:-(fsync)}: -v says the output was mapped while the device was set up" \
+                grep -q "into the mapped output, allocated in [0-9.]* s while the device was set up" err
         else
             check "CLSORT_CLI_MAP_OUTPUT=0 ${f:-(fsync)}: -v says nothing of a mapping" \
                 sh -c '! grep -q "mapped output" err'
         fi
     done
 done
+# The mapping starts while the context is made (start_early_map); without the early context
+# (CLSORT_CLI_EARLY_CONTEXT=0) the pipeline starts it with the reads; -S below the input's size
+# (several runs) starts none, and one run of -S as large as the input still takes it.
+CLSORT_CLI_EARLY_CONTEXT=0 CLSORT_CLI_MAP_OUTPUT=1 piped "CLSORT_CLI_MAP_OUTPUT=1, no early context" ref.bin in.bin
+check "no early context: -v says the output was mapped meanwhile" \
+    grep -q "into the mapped output, allocated in [0-9.]* s meanwhile" err
+CLSORT_CLI_MAP_OUTPUT=1 piped "CLSORT_CLI_MAP_OUTPUT=1, -S as large as the input" ref.bin -S 80000 in.bin
+check "-S as large as the input: mapped while the device was set up" \
+    grep -q "allocated in [0-9.]* s while the device was set up" err
+CLSORT_CLI_MAP_OUTPUT=1 piped "CLSORT_CLI_MAP_OUTPUT=1, -S 40000 (two runs)" ref.bin -S 40000 in.bin
+check "-S 40000: two runs, the output not mapped ahead" \
+    sh -c 'grep -q "2 runs" err && ! grep -q "allocated in" err'
 "$REF" msort 4 u 0:u32 <in.bin >refu.bin
 CLSORT_CLI_MAP_OUTPUT=1 piped "CLSORT_CLI_MAP_OUTPUT=1 -u" refu.bin -u in.bin
 check "CLSORT_CLI_MAP_OUTPUT=1 -u: not mapped" sh -c '! grep -q "mapped output" err'

@@ -41,6 +41,7 @@ typedef struct ext_state {
     int piped;               /* the streaming pipeline did the work (clsort_pipeline.c) */
     cli_pipe_stats pipe;
     cli_warmup warm;         /* the host-memory path's compile step */
+    cli_wmap_async premap;   /* the output mapped while the context is made (start_early_map) */
 } ext_state;
 
 static int cli_ext_report_ragged(const char *name, uint64_t size, size_t R)
@@ -134,8 +135,9 @@ static void print_pipe_summary(const ext_state *x, uint64_t write_ns, uint64_t s
     }
     char how[96] = "";
     if (p->mapped && p->map_ahead)
-        snprintf(how, sizeof how, "; into the mapped output, allocated in %.3f s meanwhile",
-                 (double)p->map_ns / 1e9);
+        snprintf(how, sizeof how, "; into the mapped output, allocated in %.3f s %s",
+                 (double)p->map_ns / 1e9,
+                 p->map_early ? "while the device was set up" : "meanwhile");
     else if (p->mapped)
         snprintf(how, sizeof how, "; into the mapped output");
     cli_info(2, "write  %s in %.3f s (%s%s)", cli_format_size(a, sizeof a, x->read_bytes),
@@ -372,6 +374,34 @@ static int join_context(const cli_opts *o, ctx_maker *m, pthread_t *th, int *run
 
 /* ---- The sort driver, step by step --------------------------------------------------------- */
 
+/* Inputs up to this size have their output mapped while the context is made. A larger one takes
+ * longer to allocate than the context to make, and is more likely to need several runs after
+ * all, which would leave the allocation wasted. */
+#define EARLY_MAP_MAX ((uint64_t)4 << 30)
+
+/* The output of a pipeline sort in one run is a mapping of the input's size (clsort_pipeline.c),
+ * whose blocks tmpfs allocates on one core at about 0.1 s a GiB. Started here, while the main
+ * thread would only wait for the context (0.1-0.2 s on NVIDIA's OpenCL), the allocation leaves
+ * the critical path of a 1 GiB sort (docs/perf.md, 2026-11-27, fifth). Whether the input is one
+ * run is known only once the device is: the pipeline gives the mapping back otherwise, and the
+ * caller when the pipeline does not run (finish_early_map). */
+static void start_early_map(ext_state *x, const cli_input *in, cli_writer *out)
+{
+    const cli_opts *const o = x->o;
+    if (in->is_regular && in->size > 0 && in->size <= EARLY_MAP_MAX && !x->ks.unique &&
+        cli_pipeline_wanted(&x->ks) && (!o->buffer_size || o->buffer_size >= in->size))
+        cli_writer_map_start(&x->premap, out, in->size);
+}
+
+/* The early mapping, if the pipeline did not take it: waited for, and the output's size given
+ * back, before anything else writes the output. */
+static void finish_early_map(ext_state *x, cli_writer *out)
+{
+    cli_wmap m;
+    cli_writer_map_finish(&x->premap, &m);
+    cli_writer_unmap(out, &m, 0);
+}
+
 /* Every named file holds whole records, and what each one is, before anything is read; then the
  * inputs are opened, a ragged file is refused before anything is created or written, and the
  * output is opened and put under the guard. *opened: 0 when nothing is left open (the guard
@@ -443,7 +473,7 @@ static int try_pipeline(ext_state *x, clsort_ctx *ctx, size_t run_records, uint6
         (o->algorithm == CLSORT_AUTO && run_n <= path_max))
         return CLI_PIPE_UNAVAILABLE;
     const int rc = cli_pipeline_sort(ctx, &x->ks, o->algorithm, run_records, in, out, &x->runs,
-                                     o->tmpdir, &x->pipe);
+                                     o->tmpdir, &x->premap, &x->pipe);
     if (rc != CLI_EXIT_OK)
         return rc;
     x->piped = 1;
@@ -605,6 +635,8 @@ int cli_sort_input(const cli_opts *o)
     int rc = open_files(o, &x, &guard, &in, &out, &out_open, &opened, maker_running);
     if (rc != CLI_EXIT_OK)
         goto fail;
+    if (maker_running && out_open)
+        start_early_map(&x, &in, &out);
     rc = join_context(o, &maker, &maker_thread, &maker_running, &ctx, 1);
     if (rc != CLI_EXIT_OK)
         goto fail;
@@ -623,6 +655,7 @@ int cli_sort_input(const cli_opts *o)
     uint64_t path_max = 0;
     clsort_get_host_path_max(ctx, &path_max);
     rc = try_pipeline(&x, ctx, run_records, path_max, &in, &out, &records);
+    finish_early_map(&x, &out);
     if (rc == CLI_PIPE_UNAVAILABLE)
         rc = sort_through_memory(&x, ctx, run_records, path_max, &in, &out, &chunk, &next,
                                  &records);
@@ -657,6 +690,7 @@ fail:
         return rc;
     }
     cli_warmup_finish(&x.warm); /* it uses the context destroyed below */
+    finish_early_map(&x, &out);
     cli_progress_clear();
     if (out_open)
         cli_writer_abort(&out);

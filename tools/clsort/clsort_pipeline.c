@@ -44,7 +44,10 @@ typedef struct pipe_state {
     uint64_t total_bytes;           /* for progress; 0 unknown */
     uint64_t runs_expected;         /* for progress; 0 unknown */
     cli_warmup warm;                /* the first run's kernels, built while it is read */
-    cli_wmap_async premap;          /* the output mapped while the input is read (one run) */
+    /* The output mapped while the input is read (one run): the caller's, started while the
+     * context was made, or own_premap, started here. */
+    cli_wmap_async *premap;
+    cli_wmap_async own_premap;
 } pipe_state;
 
 static const char *cl_error_name(cl_int err)
@@ -504,8 +507,8 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
      * under -u, whose length is not known before the write. */
     cli_wmap m = { 0 };
     uint64_t map_ns = 0;
-    if (p->premap.w == w) /* not a run's writer: a run file is never mapped ahead */
-        map_ns = cli_writer_map_finish(&p->premap, &m);
+    if (p->premap && p->premap->w == w) /* not a run's writer: never mapped ahead */
+        map_ns = cli_writer_map_finish(p->premap, &m);
     if (m.addr && m.len != (uint64_t)n * K) /* the input changed size meanwhile */
         cli_writer_unmap(w, &m, 0);
     const int ahead = m.addr != NULL;
@@ -523,6 +526,7 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
         cli_writer_reserve(w, (uint64_t)n * K); /* pwrite measured faster preallocated */
     p->st->mapped = mapped;
     p->st->map_ahead = mapped && ahead;
+    p->st->map_early = mapped && ahead && p->premap != &p->own_premap;
     p->st->map_ns = map_ns;
     if (pool) {
         /* A slot is downloaded into again `lag` chunks after its write was posted. */
@@ -594,7 +598,7 @@ static int drain_to_run_file(pipe_state *p, size_t n, const char *tmpdir, cli_ru
         return rc;
     uint64_t ns = 0;
     rc = drain_run(p, n, &w, &ns);
-    p->st->mapped = p->st->map_ahead = 0; /* -v's write line is the output's, not a run's */
+    p->st->mapped = p->st->map_ahead = p->st->map_early = 0; /* -v's write line: the output's */
     if (rc != CLI_EXIT_OK) {
         cli_writer_abort(&w);
         return rc;
@@ -629,7 +633,7 @@ static void pipe_release(pipe_state *p)
 
 int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo,
                       size_t run_records, cli_input *in, cli_writer *out, cli_run_set *runs,
-                      const char *tmpdir, cli_pipe_stats *st)
+                      const char *tmpdir, cli_wmap_async *early, cli_pipe_stats *st)
 {
     const size_t K = ks->key_size;
     const uint64_t t_start = cli_now_ns();
@@ -704,9 +708,16 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
                                                                               : (size_t)1 << 20;
     cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, ks->reverse ? CLSORT_DESCENDING : 0u);
-    /* One run straight into the output: its blocks are allocated meanwhile (drain_run). */
-    if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0)
-        cli_writer_map_start(&p.premap, out, in->size / K * K);
+    /* One run straight into the output: its blocks are allocated meanwhile (drain_run), on the
+     * caller's thread if it started one. */
+    if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0) {
+        if (early && early->started)
+            p.premap = early;
+        else {
+            cli_writer_map_start(&p.own_premap, out, in->size / K * K);
+            p.premap = &p.own_premap;
+        }
+    }
 
     int rc = CLI_EXIT_OK;
     for (;;) {
@@ -728,8 +739,12 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
             break;
     }
     cli_wmap unused; /* more than one run after all, or an error before the write */
-    cli_writer_map_finish(&p.premap, &unused);
+    cli_writer_map_finish(&p.own_premap, &unused);
     cli_writer_unmap(out, &unused, 0);
+    if (early) {
+        cli_writer_map_finish(early, &unused);
+        cli_writer_unmap(out, &unused, 0);
+    }
     cli_warmup_finish(&p.warm);
     st->compile_ns += p.warm.ns;
     st->build_ns += p.warm.build_ns;

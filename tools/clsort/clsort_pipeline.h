@@ -38,6 +38,7 @@ typedef struct cli_pipe_stats {
     int mapped;                            /* the writer threads stored into a mapping of the
                                               output (cli_writer_map) rather than pwrite */
     int map_ahead;                         /* mapped by a thread while the input was read */
+    int map_early;                         /* by the caller's, while the context was made */
     uint64_t map_ns;                       /* how long that took (overlapped) */
     uint64_t run_write_ns, run_bytes;      /* the same for run files */
     uint64_t alloc_ns;                     /* host: the device buffer and the pinned chunks */
@@ -64,11 +65,14 @@ int cli_pipeline_wanted(const cli_keyspec *ks);
 
 /** Sorts all of `in` on the context's device. When the input fits one run of `run_records` keys
  *  the result goes to `out` (not committed); else each run is written to a run file under
- *  `tmpdir` and handed to `runs` (the caller merges them into `out`). Returns CLI_EXIT_OK,
+ *  `tmpdir` and handed to `runs` (the caller merges them into `out`). `early` (may be NULL): a
+ *  mapping of `out` for the whole input that the caller started (cli_writer_map_start); one run
+ *  stores into it, and it is finished and given back otherwise, except when the pipeline is
+ *  unavailable: the caller finishes it then. Returns CLI_EXIT_OK,
  *  CLI_EXIT_IO or CLI_EXIT_DEVICE after printing one line, or CLI_PIPE_UNAVAILABLE (nothing
  *  read, nothing printed) when the device buffer or the pinned chunks cannot be had. */
 int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo,
                       size_t run_records, cli_input *in, cli_writer *out, cli_run_set *runs,
-                      const char *tmpdir, cli_pipe_stats *st);
+                      const char *tmpdir, cli_wmap_async *early, cli_pipe_stats *st);
 
 #endif /* CLSORT_PIPELINE_H */
