@@ -3,7 +3,7 @@
 # written at its offset (clsort_pmerge.c, issue 28): -m over mapped files and the runs of an
 # external sort, with 1 (the one loser tree), 2, 3 and 8 parts (CLSORT_CLI_MERGE_THREADS), give the
 # reference's bytes: every key type both ways, records with keys at offsets, --key tie-breakers,
-# 4-byte keys merged by the vector merge (clsort_vecmerge.c) and by the loser tree in the parts,
+# records that are one key merged by the vector merge (clsort_vecmerge.c) and by the loser tree,
 # many files of awkward lengths with the edge keys (the largest key is the vector merge's padding),
 # equal keys across files (ties by file), files whose ranges do not overlap, empty files, a single
 # file; -m's order check finds a disorder inside a part, at a part border and in a later file
@@ -45,8 +45,10 @@ mcheck() {
     if [ $ok = 1 ]; then pass "$name"; else fail "$name:$why"; fi
 }
 
-# The vector merge needs AVX2; where the CPU has it, -v says which 4-byte merges took it.
+# The vector merge needs AVX2 for 4-byte keys, AVX-512F for 8-byte ones; -v says which merges
+# took it.
 avx2=0; grep -qw avx2 /proc/cpuinfo 2>/dev/null && avx2=1
+avx512=0; grep -qw avx512f /proc/cpuinfo 2>/dev/null && avx512=1
 # Sorted files of every key type, both directions; 8 parts of at least 64K records need 512K.
 for t in u32 i32 f32 u64 i64 f64; do
     sz=4; case $t in *64) sz=8 ;; esac
@@ -59,7 +61,7 @@ for t in u32 i32 f32 u64 i64 f64; do
         mcheck "-m $t ${ropt:-ascending}, 3 files" "$W/ref" -m -t "$t" $ropt -o "$W/out" "$W/s1" "$W/s2" "$W/s3"
         if grep -q "in 8 parts" "$W/err.8" && grep -q "in 1 part;" "$W/err.1"; then pass "-m $t ${ropt:-ascending}: 8 parts with 8 threads, 1 with 1"
         else fail "-m $t ${ropt:-ascending}: 8 parts with 8 threads, 1 with 1 ($(grep merge "$W/err.8"))"; fi
-        vm=")"; [ $avx2 = 1 ] && [ $sz = 4 ] && vm=", vector merge)"
+        vm=")"; { [ $avx2 = 1 ] && [ $sz = 4 ]; } || { [ $avx512 = 1 ] && [ $sz = 8 ]; } && vm=", vector merge)"
         if grep -q "in 3 parts on as many threads (mapped inputs and output$vm" "$W/err.3m" &&
             grep -q "in 3 parts on as many threads (mapped inputs$vm;" "$W/err.3p" &&
             grep -q "in 3 parts on as many threads (mapped inputs[a-z ]*);" "$W/err.3l"; then
@@ -68,25 +70,28 @@ for t in u32 i32 f32 u64 i64 f64; do
     done
 done
 # Many files of lengths around the vector merge's 16 keys and its 512-key buffers, some empty, of
-# edge keys (0, the largest, NaNs, both zeros, infinities: refsort bytes), every 4-byte type both
-# ways; the largest key is also the padding of the vector merge's sources.
-rm -f "$W"/e*
-for i in $(seq 1 33); do
-    case $i in 1) c=0 ;; 2) c=1 ;; 3) c=15 ;; 4) c=16 ;; 5) c=17 ;; 6) c=511 ;; 7) c=513 ;; 8) c=0 ;;
-        *) c=$(( (i * 7919 + SEED) % 20000 + 1000 )) ;; esac
-    "$REF" bytes $((c * 4)) $((SEED + 100 + i)) 6 >"$W/e$i.raw"
-done
-for t in u32 i32 f32; do
-    for r in "" r; do
-        ropt=""; [ -z "$r" ] || ropt=-r
-        files=""
-        for i in $(seq 1 33); do
-            "$REF" sort "$t" 4 0 $r <"$W/e$i.raw" >"$W/e$i"; files="$files $W/e$i"
+# edge keys (0, the largest, NaNs, both zeros, infinities: refsort bytes), every type both ways;
+# the largest key is also the padding of the vector merge's sources.
+for sz in 4 8; do
+    rm -f "$W"/e*
+    for i in $(seq 1 33); do
+        case $i in 1) c=0 ;; 2) c=1 ;; 3) c=15 ;; 4) c=16 ;; 5) c=17 ;; 6) c=511 ;; 7) c=513 ;; 8) c=0 ;;
+            *) c=$(( (i * 7919 + SEED) % 20000 + 1000 )) ;; esac
+        "$REF" bytes $((c * sz)) $((SEED + 100 + i)) 6 >"$W/e$i.raw"
+    done
+    types="u32 i32 f32"; [ $sz = 8 ] && types="u64 i64 f64"
+    for t in $types; do
+        for r in "" r; do
+            ropt=""; [ -z "$r" ] || ropt=-r
+            files=""
+            for i in $(seq 1 33); do
+                "$REF" sort "$t" $sz 0 $r <"$W/e$i.raw" >"$W/e$i"; files="$files $W/e$i"
+            done
+            # shellcheck disable=SC2086
+            cat $files | "$REF" sort "$t" $sz 0 $r >"$W/ref"
+            # shellcheck disable=SC2086
+            mcheck "-m $t ${ropt:-ascending}, 33 files of 0 to 21000 edge keys" "$W/ref" -m -t "$t" $ropt -o "$W/out" $files
         done
-        # shellcheck disable=SC2086
-        cat $files | "$REF" sort "$t" 4 0 $r >"$W/ref"
-        # shellcheck disable=SC2086
-        mcheck "-m $t ${ropt:-ascending}, 33 files of 0 to 21000 edge keys" "$W/ref" -m -t "$t" $ropt -o "$W/out" $files
     done
 done
 # Records of 24 bytes, an i64 key at offset 4, and few distinct keys: ties across files come out

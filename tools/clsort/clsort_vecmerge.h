@@ -1,6 +1,7 @@
-/* clsort_vecmerge.h - the k-way merge of 4-byte records with vector merge networks (issue 28):
- * a binary tree of two-way merges, each a bitonic merge of 8 + 8 keys in AVX2 registers, that the
- * parallel merge (clsort_pmerge.c) runs in each part instead of the loser tree where it applies. */
+/* clsort_vecmerge.h - the k-way merge of records that are one key, with vector merge networks
+ * (issue 28): a binary tree of two-way merges, each a bitonic merge of 16 + 16 keys in vector
+ * registers (AVX2 for 4-byte keys, AVX-512 for 8-byte ones), that the parallel merge
+ * (clsort_pmerge.c) runs in each part instead of the loser tree where it applies. */
 #ifndef CLSORT_VECMERGE_H
 #define CLSORT_VECMERGE_H
 
@@ -16,10 +17,10 @@
 #define CLI_VECMERGE_DISORDER (-2)
 
 /** Whether cli_vecmerge merges records of `ks` on this CPU: records that are one little-endian
- *  4-byte key (u32, i32 or f32, either order), no tie-breakers, no -u, and a CPU with AVX2.
- *  For these keys equal keys are equal records, so the order among ties, the only thing a vector
- *  merge does not keep, cannot show in the bytes. CLSORT_CLI_VECTOR_MERGE=0 turns it off (for
- *  measurements and tests). */
+ *  key (any type, either order), no tie-breakers, no -u, and a CPU with AVX2 (4-byte keys) or
+ *  AVX-512F (8-byte keys). For these records equal keys are equal bytes, so the order among
+ *  ties, the only thing a vector merge does not keep, cannot show. CLSORT_CLI_VECTOR_MERGE=0
+ *  turns it off (for measurements and tests). */
 int cli_vecmerge_applies(const cli_keyspec *ks);
 
 /** Merges the k sorted sources (data[i]: len[i] bytes, whole records) into w, through its
