@@ -214,8 +214,8 @@ for r in 1 2 3 4 8; do
     if [ "$r" = 1 ]; then
         check "... -v says 1 reader" grep -q ', 1 reader)' err
     else
-        check "... -v says $r reader threads and the ring is min(2 x $r, 8) chunks" \
-            sh -c "grep -q ', $r reader threads)' err && grep -q 'pipeline $(( 2 * r < 4 ? 4 : 2 * r > 8 ? 8 : 2 * r )) pinned chunks' err"
+        check "... -v says $r reader threads and the ring is min(2 x $r, 16) chunks" \
+            sh -c "grep -q ', $r reader threads)' err && grep -q 'pipeline $(( 2 * r < 4 ? 4 : 2 * r > 16 ? 16 : 2 * r )) pinned chunks' err"
     fi
     CLSORT_CLI_READERS=$r piped "CLSORT_CLI_READERS=$r, runs of -S 60004 (40961 keys)" ref.bin -S 60004 in.bin
 done

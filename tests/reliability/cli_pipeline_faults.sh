@@ -46,7 +46,7 @@ gen data.bin u32 4 0 300000
 cp data.bin orig.bin
 "$REF" sort u32 4 0 <data.bin >ref.bin
 "$CLSORT" -v -o check.bin data.bin 2>err
-check "the pipeline sorts data.bin (-v says pipeline)" sh -c "grep -q 'pipeline [48] pinned chunks of 8.0 KiB' err && cmp -s check.bin ref.bin"
+check "the pipeline sorts data.bin (-v says pipeline)" sh -c "grep -q 'pipeline [0-9]* pinned chunks of 8.0 KiB' err && cmp -s check.bin ref.bin"
 rm -f check.bin
 
 fault "disk full: -o /dev/full after many chunks" "$CLSORT" -o /dev/full data.bin

@@ -18,11 +18,14 @@
  * nothing was read yet, and the caller sorts through the host-memory path instead. */
 #define CLI_PIPE_UNAVAILABLE (-1)
 
-/* Pinned chunks in the ring (a single regular file read by N threads: min(2N, 8)), and their
- * default size (CLSORT_CLI_CHUNK_SIZE overrides it). */
+/* Pinned chunks in the ring (a single regular file read by N threads: min(2N, 16)), and their
+ * default size (CLSORT_CLI_CHUNK_SIZE overrides it). Many small chunks rather than a few large
+ * ones: the ring's slots but two are writer threads, and the 64 MiB of 16 chunks of 4 MiB pin
+ * faster than 128 MiB of 8 of 16 MiB. 1 GiB on tmpfs, H200 machine: 0.685 s against 0.887 s in
+ * the same command (docs/perf.md, 2026-11-27, fifth). */
 #define CLI_PIPE_SLOTS 4
-#define CLI_PIPE_MAX_SLOTS 8
-#define CLI_PIPE_CHUNK_BYTES ((size_t)16 << 20)
+#define CLI_PIPE_MAX_SLOTS 16
+#define CLI_PIPE_CHUNK_BYTES ((size_t)4 << 20)
 
 /* Where the time went. Host times are wall clock on the one thread that runs the pipeline; the
  * transfer times are the device's (profiled events), which overlap the host's reads and writes. */

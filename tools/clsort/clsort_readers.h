@@ -9,7 +9,7 @@
 
 /* At most this many threads and this many chunks in flight (one per ring slot). */
 #define CLI_READERS_MAX_THREADS 8
-#define CLI_READERS_MAX_TASKS 8
+#define CLI_READERS_MAX_TASKS 16
 
 typedef struct cli_readers cli_readers;
 
