@@ -83,11 +83,12 @@ int cli_pipeline_wanted(const cli_keyspec *ks)
     return ks->record_size == ks->key_size && ks->key_offset == 0 && ks->nextra == 0;
 }
 
-/* The chunk size: CLSORT_CLI_CHUNK_SIZE (bytes, K/M/G suffixes) or the default, in whole keys,
- * never more than the device buffer. */
-static size_t choose_chunk_records(size_t key_size, size_t max_records)
+/* The chunk size: CLSORT_CLI_CHUNK_SIZE (bytes, K/M/G suffixes) or the default (smaller for a
+ * regular file of one run: clsort_pipeline.h), in whole keys, never more than the device
+ * buffer. */
+static size_t choose_chunk_records(size_t key_size, size_t max_records, int one_run)
 {
-    uint64_t bytes = CLI_PIPE_CHUNK_BYTES;
+    uint64_t bytes = one_run ? CLI_PIPE_ONE_RUN_CHUNK_BYTES : CLI_PIPE_CHUNK_BYTES;
     const char *env = getenv("CLSORT_CLI_CHUNK_SIZE");
     uint64_t v;
     if (env && *env && cli_parse_size(env, &v) == 0 && v > 0)
@@ -653,12 +654,15 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         return CLI_PIPE_UNAVAILABLE;
 
     /* A single regular file is read by a few threads with pread() (two chunks in flight per
-     * thread, at most CLI_PIPE_MAX_SLOTS); anything else by read() on this thread, 4 chunks. */
+     * thread, at most CLI_PIPE_MAX_SLOTS, or CLI_PIPE_RUN_SLOTS with runs); anything else by
+     * read() on this thread, 4 chunks. */
     const unsigned nreaders =
         in->is_regular && in->path && in->nmore == 0 ? cli_readers_wanted() : 1;
+    const int one_run = in->is_regular && in->size / K <= p.run_records;
+    const unsigned max_slots = one_run ? CLI_PIPE_MAX_SLOTS : CLI_PIPE_RUN_SLOTS;
     p.nslots = CLI_PIPE_SLOTS;
     if (nreaders > 1 && 2 * nreaders > p.nslots)
-        p.nslots = 2 * nreaders < CLI_PIPE_MAX_SLOTS ? 2 * nreaders : CLI_PIPE_MAX_SLOTS;
+        p.nslots = 2 * nreaders < max_slots ? 2 * nreaders : max_slots;
 
     /* A known size needs a buffer of that size at most; a stream starts with room for one turn
      * of the ring and grows. */
@@ -668,7 +672,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         if (in->size / K < first)
             first = in->size / K;
     }
-    p.chunk_records = choose_chunk_records(K, first ? (size_t)first : 1);
+    p.chunk_records = choose_chunk_records(K, first ? (size_t)first : 1, one_run);
     if (!in->is_regular && (uint64_t)p.nslots * p.chunk_records < first)
         first = (uint64_t)p.nslots * p.chunk_records;
     p.buf_records = first ? (size_t)first : 1;

@@ -18,14 +18,19 @@
  * nothing was read yet, and the caller sorts through the host-memory path instead. */
 #define CLI_PIPE_UNAVAILABLE (-1)
 
-/* Pinned chunks in the ring (a single regular file read by N threads: min(2N, 16)), and their
- * default size (CLSORT_CLI_CHUNK_SIZE overrides it). Many small chunks rather than a few large
- * ones: the ring's slots but two are writer threads, and the 64 MiB of 16 chunks of 4 MiB pin
- * faster than 128 MiB of 8 of 16 MiB. 1 GiB on tmpfs, H200 machine: 0.685 s against 0.887 s in
- * the same command (docs/perf.md, 2026-11-27, fifth). */
+/* Pinned chunks in the ring and their default size (CLSORT_CLI_CHUNK_SIZE overrides it). A
+ * regular file of one run, read by N threads: min(2N, 16) chunks of 4 MiB. Many small chunks
+ * rather than a few large ones there: the ring's slots but two are writer threads, and 64 MiB
+ * pin faster than 128 MiB. 1 GiB on tmpfs, H200 machine: 0.654 s against 0.861 s with 8 of
+ * 16 MiB, 16 GiB 3.55 s against 4.76 (docs/perf.md, 2026-11-27, fifth). Runs (and streams,
+ * which may be runs): min(2N, 8) chunks of 16 MiB, since run files on ext4 took 8.1-8.2 s to
+ * write with 4 MiB chunks against 4.8-5.0 s with 16 MiB (-S 2G of 16 GiB, same call).
+ * Otherwise 4 chunks. */
 #define CLI_PIPE_SLOTS 4
 #define CLI_PIPE_MAX_SLOTS 16
-#define CLI_PIPE_CHUNK_BYTES ((size_t)4 << 20)
+#define CLI_PIPE_RUN_SLOTS 8
+#define CLI_PIPE_CHUNK_BYTES ((size_t)16 << 20)
+#define CLI_PIPE_ONE_RUN_CHUNK_BYTES ((size_t)4 << 20)
 
 /* Where the time went. Host times are wall clock on the one thread that runs the pipeline; the
  * transfer times are the device's (profiled events), which overlap the host's reads and writes. */
