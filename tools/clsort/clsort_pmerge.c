@@ -166,7 +166,7 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
     int rc = cli_writer_flush(out);
     if (rc != CLI_EXIT_OK)
         return rc;
-    const int vector = cli_vecmerge_applies(ks);
+    const int vector = cli_vecmerge_applies(ks, k);
     if (info) {
         info->parts = (unsigned)P;
         info->vector = vector;

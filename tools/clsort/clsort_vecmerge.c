@@ -34,7 +34,8 @@
 /* Keys a stream's buffer holds: a multiple of the step's 16. 31 streams of 16 sources take
  * 62 KiB of 4-byte keys, in the core's L2. */
 #define VM_BUF 512
-/* Above this many sources the tree no longer fits a core's cache; the loser tree merges them. */
+/* Above this many sources the tree no longer fits a core's cache; the loser tree merges them
+ * (cli_vecmerge_applies). */
 #define VM_MAX_SOURCES 4096
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -106,20 +107,21 @@ static inline uint64_t vm_from_ord_64(vm_kind kind, uint64_t flip, uint64_t o)
     return o;
 }
 
-int cli_vecmerge_applies(const cli_keyspec *ks)
+int cli_vecmerge_applies(const cli_keyspec *ks, size_t k)
 {
 #if defined(VM_X86)
     const char *env = getenv("CLSORT_CLI_VECTOR_MERGE");
     if (env && strcmp(env, "0") == 0)
         return 0;
     if (ks->record_size != ks->key_size || ks->key_offset != 0 || ks->big_endian ||
-        ks->nextra != 0 || ks->unique)
+        ks->nextra != 0 || ks->unique || k == 0 || k > VM_MAX_SOURCES)
         return 0;
     __builtin_cpu_init();
     return ks->key_size == 4 ? __builtin_cpu_supports("avx2")
                              : __builtin_cpu_supports("avx512f");
 #else
     (void)ks;
+    (void)k;
     return 0;
 #endif
 }

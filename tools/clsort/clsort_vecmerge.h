@@ -16,15 +16,16 @@
  * disorder as always). */
 #define CLI_VECMERGE_DISORDER (-2)
 
-/** Whether cli_vecmerge merges records of `ks` on this CPU: records that are one little-endian
- *  key (any type, either order), no tie-breakers, no -u, and a CPU with AVX2 (4-byte keys) or
- *  AVX-512F (8-byte keys). For these records equal keys are equal bytes, so the order among
+/** Whether cli_vecmerge merges k sources of records of `ks` on this CPU: records that are one
+ *  little-endian key (any type, either order), no tie-breakers, no -u, at most 4096 sources (a
+ *  larger tree no longer fits a core's cache), and a CPU with AVX2 (4-byte keys) or AVX-512F
+ *  (8-byte keys). For these records equal keys are equal bytes, so the order among
  *  ties, the only thing a vector merge does not keep, cannot show. CLSORT_CLI_VECTOR_MERGE=0
  *  turns it off (for measurements and tests). */
-int cli_vecmerge_applies(const cli_keyspec *ks);
+int cli_vecmerge_applies(const cli_keyspec *ks, size_t k);
 
-/** Merges the k sorted sources (data[i]: len[i] bytes, whole records) into w, through its
- *  buffer; the bytes are those of cli_merge_sources over the same sources. With `check`, every
+/** Merges the k sorted sources (data[i]: len[i] bytes, whole records; cli_vecmerge_applies
+ *  said yes) into w, through its buffer; the bytes are those of cli_merge_sources over the same sources. With `check`, every
  *  source is checked to be in order as it is read. Returns CLI_EXIT_OK, an exit code after
  *  printing (a write error, out of memory), or CLI_VECMERGE_DISORDER. */
 int cli_vecmerge(const cli_keyspec *ks, size_t k, const unsigned char *const *data,
