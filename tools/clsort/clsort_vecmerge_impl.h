@@ -13,6 +13,24 @@
  *   VM_ZERO(), VM_OR(a, b), VM_XOR(a, b), VM_NONZERO(v)   for the order check
  * Keys are ordinals: VM_NAME(to_ord) and VM_NAME(from_ord) are the includer's too. */
 
+/* Maps n keys in place: raw keys to ordinals (a leaf's), or back (`back`: the root's). One loop
+ * per kind, so that the kind is a constant the compiler vectorises with. */
+VM_TARGET static void VM_NAME(map_keys)(const vm_tree *t, VM_T *b, size_t n, int back)
+{
+    const VM_T flip = (VM_T)t->flip;
+    if (t->kind == VM_SIGNED)
+        for (size_t i = 0; i < n; ++i)
+            b[i] = back ? VM_NAME(from_ord)(VM_SIGNED, flip, b[i])
+                        : VM_NAME(to_ord)(VM_SIGNED, flip, b[i]);
+    else if (t->kind == VM_FLOAT)
+        for (size_t i = 0; i < n; ++i)
+            b[i] = back ? VM_NAME(from_ord)(VM_FLOAT, flip, b[i])
+                        : VM_NAME(to_ord)(VM_FLOAT, flip, b[i]);
+    else if (flip)
+        for (size_t i = 0; i < n; ++i)
+            b[i] ^= flip;
+}
+
 /* A leaf's next keys, mapped to ordinals, checked to be in order when asked, and padded to whole
  * steps of 16 keys at the end. */
 VM_TARGET static void VM_NAME(refill_leaf)(vm_tree *t, vm_stream *s)
@@ -20,17 +38,7 @@ VM_TARGET static void VM_NAME(refill_leaf)(vm_tree *t, vm_stream *s)
     const size_t n = s->left < VM_BUF ? s->left : VM_BUF;
     VM_T *const b = (VM_T *)s->buf;
     memcpy(b, s->src, n * sizeof(VM_T));
-    /* One loop per kind, so that each is a constant the compiler vectorises with. */
-    const VM_T flip = (VM_T)t->flip;
-    if (t->kind == VM_SIGNED)
-        for (size_t i = 0; i < n; ++i)
-            b[i] = VM_NAME(to_ord)(VM_SIGNED, flip, b[i]);
-    else if (t->kind == VM_FLOAT)
-        for (size_t i = 0; i < n; ++i)
-            b[i] = VM_NAME(to_ord)(VM_FLOAT, flip, b[i]);
-    else if (flip)
-        for (size_t i = 0; i < n; ++i)
-            b[i] ^= flip;
+    VM_NAME(map_keys)(t, b, n, 0);
     if (t->check && n > 0) {
         int bad = s->started && (VM_T)s->last > b[0];
         size_t i = 0;
@@ -164,22 +172,9 @@ VM_TARGET static int VM_NAME(drain)(vm_tree *t, vm_stream *root, uint64_t record
             n = records;
         if (n > (w->cap - w->len) / W)
             n = (w->cap - w->len) / W;
-        const VM_T *const p = (const VM_T *)root->buf + root->head;
-        unsigned char *const d = w->buf + w->len;
-        const VM_T flip = (VM_T)t->flip;
-        if (t->kind == VM_UNSIGNED && !flip) {
-            memcpy(d, p, (size_t)n * W);
-        } else if (t->kind == VM_SIGNED) {
-            for (size_t i = 0; i < (size_t)n; ++i) {
-                const VM_T x = VM_NAME(from_ord)(VM_SIGNED, flip, p[i]);
-                memcpy(d + W * i, &x, W);
-            }
-        } else {
-            for (size_t i = 0; i < (size_t)n; ++i) {
-                const VM_T x = VM_NAME(from_ord)(t->kind, flip, p[i]);
-                memcpy(d + W * i, &x, W);
-            }
-        }
+        VM_T *const p = (VM_T *)root->buf + root->head; /* taken now: mapped back in place */
+        VM_NAME(map_keys)(t, p, (size_t)n, 1);
+        memcpy(w->buf + w->len, p, (size_t)n * W);
         w->len += (size_t)n * W;
         root->head += (uint32_t)n;
         records -= n;
