@@ -42,7 +42,7 @@ typedef struct pipe_state {
     int ev_upload[CLI_PIPE_MAX_SLOTS];
     cli_readers *readers;           /* reader threads for a regular file, or NULL: read() here */
     uint64_t total_bytes;           /* for progress; 0 unknown */
-    uint64_t runs_expected;         /* for progress; 0 unknown */
+    uint64_t runs_expected;         /* for progress and the ring; 0 unknown */
     cli_warmup warm;                /* the first run's kernels, built while it is read */
     /* The output mapped while the input is read (one run): the caller's, started while the
      * context was made, or own_premap, started here. */
@@ -658,7 +658,9 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
      * read() on this thread, 4 chunks. */
     const unsigned nreaders =
         in->is_regular && in->path && in->nmore == 0 ? cli_readers_wanted() : 1;
-    const int one_run = in->is_regular && in->size / K <= p.run_records;
+    if (in->is_regular)
+        p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
+    const int one_run = in->is_regular && p.runs_expected <= 1;
     const unsigned max_slots = one_run ? CLI_PIPE_MAX_SLOTS : CLI_PIPE_RUN_SLOTS;
     p.nslots = CLI_PIPE_SLOTS;
     if (nreaders > 1 && 2 * nreaders > p.nslots)
@@ -703,8 +705,6 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         p.readers = cli_readers_start(in->fd, in->path, nreaders,
                                       ks->big_endian ? swap_after_read : NULL, &p);
     st->readers = p.readers ? nreaders : 1; /* without threads: read() here, as before */
-    if (in->is_regular && p.run_records)
-        p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
     /* The first run's kernels while its first chunks are read (after the pinned slots: the
      * library's lock is not held against them; the first upload waits for it: first_device_work).
      * A stream prepares for at most 2^20 keys, not for the whole ring its buffer starts with;
