@@ -410,31 +410,21 @@ inline uint pack_per_tile(const uint b)
 #define PACK_LAYOUT make_layout
 #endif
 
-/* Whether a tile is one span of memory: slot s is element lstart[0] + s of the buffers for every
- * slot of its nt segments, each full (2^plog keys, no virtual slot) and right after the one
- * before it. Equal lengths that are powers of two give such tiles, and the large bin's full
- * units. Only for segments of at least 2^SPAN_MIN_LOG slots, at most TILE >> SPAN_MIN_LOG of
- * them in a tile: every work-item reads their bounds from local memory after the barrier that
- * follows the bounds' loop, so all reach the same answer without a flag or a barrier of its own.
- * Pairs programs only. Measured on an H200 (2^24 keys, 2026-11-27, docs/perf.md): with pairs
- * (64 registers either way) the span's loads and stores took 0.037-0.042 ms off segments of
- * 1024 and 4096 keys and nothing off 16; with keys alone the same code took the pass from 32
- * registers to 40 (8 work-groups a multiprocessor to 6), and segments of 16-256 keys lost
- * 0.015-0.018 ms, so keys-only programs keep the general loops alone. */
-#if VAL_BYTES
-#define SPAN_MIN_LOG 10
-inline int tile_is_span(__local const uint *llen, __local const ulong *lstart, const uint nt,
-                        const uint plog)
-{
-    if (plog < SPAN_MIN_LOG)
-        return 0;
-    for (uint j = 0; j < nt; ++j)
-        if (llen[j] != 1u << plog || lstart[j] != lstart[0] + ((ulong)j << plog))
-            return 0;
-    return 1;
-}
-#endif
-
+/* A tile is one span of memory when slot s is element base + s of the buffers for every slot up
+ * to nt * P, its segments full and each right after the one before: then the loads and stores
+ * need no bounds and no lookups (lspan_used != 0, lspan_base). Two cases, both decided without
+ * reading the tile's bounds:
+ * - Equal lengths of exactly P = 2^(b+1) keys: every segment in bin b (its count is nseg; the
+ *   list is then the identity, seg_scatter) and the clamped range [lo, hi) holding nseg * P keys.
+ *   Every length in bin b is at most P and the clamped lengths add up to hi - lo, so each is P,
+ *   and segment i starts at lo + i * P. Uniform over the work-group: one test per tile, no
+ *   per-segment check, and the tile's bounds are never loaded.
+ * - A large bin's unit that its segment fills (llen[0] == TILE, read after the bounds barrier).
+ * Measured on an H100 (2^24 keys, 2026-11-28, docs/perf.md): equal lengths of 16-4096 keys
+ * 12-25% faster, pairs of 16 keys 28%; lengths uniform in 1..2s-1 8-11% slower, not for the
+ * test (one comparison per tile) but because the pass's u32 program went from 32 registers to
+ * 40 (8 work-groups a multiprocessor to 6). A per-segment form of the test (a flag in local
+ * memory that each segment's work-item cleared) cost uniform lengths 10-13%. */
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[LOCAL_SLOTS];
@@ -448,6 +438,14 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
      * memory each read waited for the one before (up to 12 cache round trips per loop, 3 loops
      * per tile). */
     __local uint lcount[SEG_BINS];
+    /* The span of the current tile (see above): its first element and its slots in use; 0 when
+     * the tile is not one span. With equal lengths (lequal), lspan_lo is where all segments
+     * start. All in local memory, not in registers across the tile loop and the sort: the
+     * pass's registers decide how many work-groups a multiprocessor holds (measured on an H100,
+     * 2026-11-28: the same test with these kept in registers took seg_sort_packed from 32
+     * registers to 48, and lengths uniform in 1..2s-1 16% slower). */
+    __local ulong lspan_base, lspan_lo;
+    __local uint lspan_used, lequal;
     key_type k[LOCAL_KEYS];
     IF_VALS(val_type v[LOCAL_KEYS];)
     (void)gpos;
@@ -465,6 +463,18 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         bin0 += lcount[b];
     for (uint b = bin_first; b <= blast; ++b)
         ntiles += (lcount[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
+    /* Equal lengths: the clamped range of all segments (seg_bounds) holds nseg * P keys, P the
+     * slots of the bin that holds them all. Written by work-item 0, read after the barrier. */
+    if (t == 0) {
+        const ulong lo = off[0], hi = min(off[nseg], cap);
+        uint lone = SEG_BINS;
+        for (uint b = bin_first; b <= blast; ++b)
+            if ((ulong)lcount[b] == nseg)
+                lone = b;
+        lequal = lone < SEG_BINS && hi > lo && hi - lo == (ulong)nseg << (lone + 1);
+        lspan_lo = lo;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     uint lfirst = 0; /* the large bin's first list entry, read once */
     if (bin_last & CLSORT_SEG_PACK_LARGE) {
         ntiles += LARGE_UNITS(lcount[SEG_LARGE_BIN]);
@@ -487,7 +497,12 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             const uint per = pack_per_tile(b), first = e0 + rest * per;
             plog = b + 1;
             nt = min(lcount[b] - rest * per, per);
-            for (uint j = t; j < nt; j += WG_SIZE) {
+            if (t == 0) {
+                lspan_used = lequal ? nt << plog : 0u;
+                lspan_base = lspan_lo + ((ulong)first << plog);
+            }
+            /* A span needs no bounds (lequal is final since the barrier after it). */
+            for (uint j = lequal ? nt : t; j < nt; j += WG_SIZE) {
                 ulong st;
                 /* Bins hold lengths up to 4096 here: a uint is enough. */
                 llen[j] = (uint)seg_bounds(off, nseg, cap, SEG_LIST(first + j), &st);
@@ -505,16 +520,17 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
                 const ulong lo = (ulong)(rest - LARGE_UNITS(e)) * TILE;
                 llen[0] = len > lo ? (uint)min(len - lo, (ulong)TILE) : 0u;
                 lstart[0] = st + lo;
+                lspan_used = llen[0] == TILE ? TILE : 0u;
+                lspan_base = st + lo;
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots
          * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) A
-         * span (pairs programs) loads with one bound and no lookups. */
-#if VAL_BYTES
-        if (tile_is_span(llen, lstart, nt, plog)) {
-            const ulong base = lstart[0];
-            const uint used = nt << plog;
+         * span loads with one bound and no lookups. */
+        if (lspan_used) {
+            const ulong base = lspan_base;
+            const uint used = lspan_used;
             for (uint s = t; s < TILE; s += WG_SIZE) {
                 key_type x = KEY_VIRTUAL;
                 IF_VALS(val_type y = 0;)
@@ -525,9 +541,7 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
                 lk[LPAD(s)] = x;
                 IF_VALS(lv[LPAD(s)] = y;)
             }
-        } else
-#endif
-        {
+        } else {
             for (uint s = t; s < TILE; s += WG_SIZE) {
                 const uint j = s >> plog, r = s & ((1u << plog) - 1);
                 key_type x = KEY_VIRTUAL;
@@ -553,18 +567,16 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
             IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        /* The bounds are still those the loads read: the same answer. */
-#if VAL_BYTES
-        if (tile_is_span(llen, lstart, nt, plog)) {
-            const ulong base = lstart[0];
-            const uint used = nt << plog;
+        /* The span and the bounds are still those the loads read (rewritten only after the
+         * barrier that ends the tile). */
+        if (lspan_used) {
+            const ulong base = lspan_base;
+            const uint used = lspan_used;
             for (uint s = t; s < used; s += WG_SIZE) {
                 keys[base + s] = from_order(lk[LPAD(s)], xf);
                 IF_VALS(vals[base + s] = lv[LPAD(s)];)
             }
-        } else
-#endif
-        {
+        } else {
             for (uint s = t; s < TILE; s += WG_SIZE) {
                 const uint j = s >> plog, r = s & ((1u << plog) - 1);
                 if (j < nt && r < llen[j]) {

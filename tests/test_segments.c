@@ -112,11 +112,12 @@ static int check_result(clsort_type type, const void *in_k, const void *got_k, s
 }
 
 typedef enum mix {
-    M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_FULL, M_ALMOST, M_NMIX
+    M_RANDOM, M_EQUAL, M_EMPTY, M_ONE, M_HUGE, M_EDGES, M_POWER, M_FULL, M_ALMOST, M_ONEBIN,
+    M_NMIX
 } mix;
 static const char *const mix_names[M_NMIX] = {"random", "equal", "empty", "one-key", "huge",
                                               "bin edges", "power-law", "full, gaps",
-                                              "equal but two"};
+                                              "equal but two", "one bin"};
 
 /* Fills off[0..nseg] for a mix with typical length s, starting at `first`; returns the end. */
 static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint64_t *off, t_rng *r)
@@ -146,6 +147,10 @@ static uint64_t make_offsets(mix m, size_t nseg, size_t s, uint64_t first, uint6
         /* Equal lengths but one segment of 1 key and one of twice s (another bin): one bin
          * holds nearly all, so the list must be written and read (segmented.cl, seg_scatter). */
         case M_ALMOST: len = i == nseg / 2 ? 1 : i == nseg / 3 ? 2 * s : s; break;
+        /* All in one bin (s a power of two: lengths s/2+1 .. s) but not all equal: the list is
+         * the identity, yet the tiles are not one span (segmented.cl, lequal: the clamped range
+         * is short of nseg * s). */
+        case M_ONEBIN: len = i % 5 == 2 ? s - 1 - t_rand_below(r, s / 2 - 1) : s; break;
         default: len = t_rand_below(r, 2 * s + 1); break;
         }
         off[i + 1] = off[i] + len;
@@ -491,6 +496,11 @@ int main(void)
                   T_RANDOM);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 900, 16, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_ALMOST, 700, 16, CLSORT_AUTO, 0);
+        /* Equal lengths of a power of two are one span of memory per tile (lequal); all in one
+         * bin but not all equal must not be taken for that. */
+        host_case(ctx, CLSORT_U32, 0, M_ONEBIN, 700, 16, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_RANDOM);
+        buffer_case(bctx, clc, q, CLSORT_U32, 4, M_ONEBIN, 60, 256, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 200, 40, CLSORT_AUTO, 0);
         buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 400000, 6, CLSORT_AUTO, 0);
         if (wide_too)
