@@ -417,12 +417,13 @@ inline uint pack_per_tile(const uint b)
  * - Equal lengths of exactly P = 2^(b+1) keys: every segment in bin b (its count is nseg; the
  *   list is then the identity, seg_scatter) and the clamped range [lo, hi) holding nseg * P keys.
  *   Every length in bin b is at most P and the clamped lengths add up to hi - lo, so each is P,
- *   and segment i starts at lo + i * P. Uniform over the work-group: one test per tile, no
- *   per-segment check, and the tile's bounds are never loaded.
+ *   and segment i starts at lo + i * P. Work-item 0 tests this once per work-group (lequal);
+ *   every tile then only reads the answer: no per-segment check, and the tile's bounds are
+ *   never loaded.
  * - A large bin's unit that its segment fills (llen[0] == TILE, read after the bounds barrier).
  * Measured on an H100 (2^24 keys, 2026-11-28, docs/perf.md): equal lengths of 16-4096 keys
  * 12-25% faster, pairs of 16 keys 28%; lengths uniform in 1..2s-1 8-11% slower, not for the
- * test (one comparison per tile) but because the pass's u32 program went from 32 registers to
+ * test (once per work-group) but because the pass's u32 program went from 32 registers to
  * 40 (8 work-groups a multiprocessor to 6). A per-segment form of the test (a flag in local
  * memory that each segment's work-item cleared) cost uniform lengths 10-13%. */
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
