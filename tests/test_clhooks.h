@@ -11,7 +11,10 @@
  *     an event, and the last one's event (NULL when it had none);
  *   - fault injection: the next clCreateBuffer, the Nth clEnqueueNDRangeKernel from now, or the
  *     next (or the Nth) clEnqueueReadBuffer or clEnqueueWriteBuffer returns a chosen OpenCL
- *     error. */
+ *     error;
+ *   - a driver's odd answers: clGetKernelWorkGroupInfo reporting a smaller
+ *     CL_KERNEL_WORK_GROUP_SIZE (as NVIDIA's 580 driver does: 256 for every kernel), or no
+ *     CL_KERNEL_COMPILE_WORK_GROUP_SIZE. */
 #ifndef CLSORT_TEST_CLHOOKS_H
 #define CLSORT_TEST_CLHOOKS_H
 
@@ -59,6 +62,8 @@ static atomic_llong h_fill_end_max_;       /* the furthest end (offset + size) o
 static atomic_long h_commands_;            /* kernels, fills and markers enqueued */
 static atomic_long h_command_events_;      /* ... of which asked for an event */
 static _Atomic(cl_event) h_last_command_event_; /* the last one's event, NULL if it had none */
+static atomic_long h_kernel_wg_cap_;       /* report at most this CL_KERNEL_WORK_GROUP_SIZE; 0: as is */
+static atomic_int h_hide_compile_wg_;      /* report CL_KERNEL_COMPILE_WORK_GROUP_SIZE as 0, 0, 0 */
 
 static __attribute__((unused)) h_counts h_now(void)
 {
@@ -190,6 +195,24 @@ CL_API_ENTRY cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char
     if (k)
         atomic_fetch_add(&h_kernels_, 1);
     return k;
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
+                                                         cl_kernel_work_group_info name,
+                                                         size_t size, void *value,
+                                                         size_t *size_ret)
+{
+    H_REAL_(clGetKernelWorkGroupInfo);
+    const cl_int err = real_(k, d, name, size, value, size_ret);
+    if (err != CL_SUCCESS || !value)
+        return err;
+    const long cap = atomic_load(&h_kernel_wg_cap_);
+    if (name == CL_KERNEL_WORK_GROUP_SIZE && size >= sizeof(size_t) && cap > 0 &&
+        *(size_t *)value > (size_t)cap)
+        *(size_t *)value = (size_t)cap;
+    if (name == CL_KERNEL_COMPILE_WORK_GROUP_SIZE && atomic_load(&h_hide_compile_wg_))
+        memset(value, 0, size);
+    return err;
 }
 
 CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel k)

@@ -410,6 +410,33 @@ static void test_repeated(void)
     free(keys);
 }
 
+/* A kernel whose reported CL_KERNEL_WORK_GROUP_SIZE is below the reqd_work_group_size it was
+ * built with still runs at that size (NVIDIA's driver reports 256 for every kernel and runs
+ * tile kernels built for 512 and 1024); without a compile size the same report refuses the
+ * shape with CLSORT_ERR_UNSUPPORTED. Kernels are created on first use in a context, so each
+ * case makes its own. */
+static void test_kernel_wg_report(void)
+{
+    clsort_ctx *saved = ctx;
+    clsort_params p;
+    atomic_store(&h_kernel_wg_cap_, 16);
+    ctx = t_create_ctx();
+    const int have = clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, 4096, &p) == CLSORT_OK;
+    t_ok(have && p.wg_size > 16, "bitonic's tile kernels run more than 16 work-items (wg_size %u)",
+         have ? p.wg_size : 0);
+    t_ok(sort_ok(CLSORT_BITONIC, 4096, 31),
+         "every kernel reported at 16 work-items: bitonic sorts at its reqd size all the same");
+    clsort_destroy(ctx);
+    atomic_store(&h_hide_compile_wg_, 1);
+    ctx = t_create_ctx();
+    expect_failure("reported at 16 work-items, no compile size", CLSORT_BITONIC, 4096,
+                   CLSORT_ERR_UNSUPPORTED, "lower wg_size");
+    clsort_destroy(ctx);
+    atomic_store(&h_hide_compile_wg_, 0);
+    atomic_store(&h_kernel_wg_cap_, 0);
+    ctx = saved;
+}
+
 int main(void)
 {
     t_init("test_faults");
@@ -420,6 +447,7 @@ int main(void)
     test_injected();
     test_repeated();
     test_transfers();
+    test_kernel_wg_report();
     clsort_destroy(ctx);
     const h_counts end = h_now();
     if (!t_ok(end.buffers == start.buffers && end.programs == start.programs &&

@@ -41,7 +41,7 @@ typedef struct clsort__program {
     struct {
         const char *name;
         cl_kernel kernel;
-        size_t max_wg;             /* CL_KERNEL_WORK_GROUP_SIZE */
+        size_t max_wg;             /* CL_KERNEL_WORK_GROUP_SIZE, or the reqd size */
     } kernels[CLSORT__MAX_KERNELS];
     int nkernels;
 } clsort__program;

@@ -122,8 +122,9 @@ static void note_sort_error(bench_env *env, bench_result *r, const bench_point *
 {
     if (rc == CLSORT_ERR_UNSUPPORTED) {
         r->skipped = 1;
-        bench_talk(env, "clsort-bench: %s n=%zu %s: %s: unsupported here, skipped\n", pt->type->name,
-             pt->n, clsort_algorithm_name(r->algo), call);
+        bench_talk(env, "clsort-bench: %s n=%zu %s: %s: unsupported here, skipped (%s)\n",
+                   pt->type->name, pt->n, clsort_algorithm_name(r->algo), call,
+                   clsort_last_error(env->ctx));
         return;
     }
     mark_failed(env, r, pt, "%s: %s: %s", call, clsort_status_name(rc),
