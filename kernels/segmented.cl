@@ -426,7 +426,7 @@ inline uint pack_per_tile(const uint b)
  * test (once per work-group) but because the pass's u32 program went from 32 registers to
  * 40 (8 work-groups a multiprocessor to 6): the span's second form of the loads costs them
  * (the driver's ptxas report, H200, 2026-11-28). Computing equal lengths' bounds instead and
- * keeping one lookup path (32 registers) made uniform lengths 10% faster but equal ones 25-33%
+ * keeping one lookup path (32 registers) made uniform lengths 10% faster but equal ones 13-32%
  * slower, so the lookup-free span stays. A per-segment form of the test (a flag in local
  * memory that each segment's work-item cleared) cost uniform lengths 10-13%. */
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
