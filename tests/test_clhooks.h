@@ -62,7 +62,7 @@ static atomic_llong h_fill_end_max_;       /* the furthest end (offset + size) o
 static atomic_long h_commands_;            /* kernels, fills and markers enqueued */
 static atomic_long h_command_events_;      /* ... of which asked for an event */
 static _Atomic(cl_event) h_last_command_event_; /* the last one's event, NULL if it had none */
-static atomic_long h_kernel_wg_cap_;       /* report at most this CL_KERNEL_WORK_GROUP_SIZE; 0: as is */
+static atomic_long h_kernel_wg_cap_;       /* CL_KERNEL_WORK_GROUP_SIZE at most this; 0: as is */
 static atomic_int h_hide_compile_wg_;      /* report CL_KERNEL_COMPILE_WORK_GROUP_SIZE as 0, 0, 0 */
 
 static __attribute__((unused)) h_counts h_now(void)

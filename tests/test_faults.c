@@ -421,7 +421,8 @@ static void test_kernel_wg_report(void)
     clsort_params p;
     atomic_store(&h_kernel_wg_cap_, 16);
     ctx = t_create_ctx();
-    const int have = clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, 4096, &p) == CLSORT_OK;
+    const int have =
+        clsort_get_params_for_size(ctx, CLSORT_BITONIC, CLSORT_U32, 0, 4096, &p) == CLSORT_OK;
     t_ok(have && p.wg_size > 16, "bitonic's tile kernels run more than 16 work-items (wg_size %u)",
          have ? p.wg_size : 0);
     t_ok(sort_ok(CLSORT_BITONIC, 4096, 31),
