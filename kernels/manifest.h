@@ -125,13 +125,15 @@
  * CLSORT_WHEN_SOLO holds (WG_SIZE solo tiles to a group); GROUP: exactly WG_SIZE work-items a
  * group, a work-group a (virtual) tile always; GLOBAL: any group size (the host picks 256, fewer
  * if the kernel allows fewer);
- * SEG_ITEM: any group size (64 or fewer); SEG_GROUP: exactly SEG_WG work-items a group;
+ * SEG_ITEM: any group size, CLSORT_SEG_ITEM_WG or fewer (what the kernel allows);
+ * SEG_GROUP: exactly SEG_WG work-items a group;
  * TOPK: exactly TK_WG work-items a group, a work-group a tile of TK_TILE items; TOPK_STREAM:
  * exactly TK_STREAM_WG work-items a group, a work-group a span of a row. */
 #define CLSORT_SHAPE_TILE __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GROUP __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GLOBAL
 #define CLSORT_SHAPE_SEG_ITEM
+#define CLSORT_SEG_ITEM_WG 64u /* the staged tiny pass sizes its local arrays by it */
 #define CLSORT_SHAPE_SEG_GROUP __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK_STREAM __attribute__((reqd_work_group_size(TK_STREAM_WG, 1, 1)))

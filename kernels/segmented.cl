@@ -8,7 +8,9 @@
  *   seg_scatter     the same blocks: writes each segment's index into its bin's part of the
  *                   list
  *   seg_sort_tiny   one work-item per segment of 2..SEG_TINY keys: the whole network in
- *                   registers, padded to 4, 8, ..., SEG_TINY slots with virtual keys
+ *                   registers, padded to 4, 8, ..., SEG_TINY slots with virtual keys; staged
+ *                   (SEG_TINY_STAGE, GPUs): the segments by index, 64 a work-group, their
+ *                   keys copied through local memory
  *   seg_sort_packed one work-group per tile of TILE slots packed with the segments of one bin,
  *                   each padded to its power of two P: the tile machinery of tile.cl (keys in
  *                   registers, local memory between groups of levels) sorts every P-block of
@@ -39,6 +41,17 @@
 #define SEG_TINY_LOG 5       /* log2 of the longest segment sorted by one work-item: 0 (none), 5..7 */
 #endif
 #define SEG_TINY (1u << SEG_TINY_LOG)
+#ifndef SEG_TINY_STAGE
+#define SEG_TINY_STAGE 0     /* 1: seg_sort_tiny through local memory (GPUs; SEG_TINY_LOG 5) */
+#endif
+#if SEG_TINY_STAGE && SEG_TINY_LOG != 5
+#error "the staged tiny pass is written for segments of up to 32 keys"
+#endif
+#if VAL_BYTES
+#define STAGE_VALS_PARAM , __local val_type *sv
+#else
+#define STAGE_VALS_PARAM
+#endif
 /* Bins by length: bin b < SEG_LARGE_BIN holds the segments of (2^b, 2^(b+1)] keys (padded to
  * P = 2^(b+1) slots), bin SEG_LARGE_BIN those longer than 4096 (the largest tile of any pass).
  * The host launches each kernel on a range of bins (tiny: b < SEG_TINY_LOG; packed and group:
@@ -61,12 +74,19 @@
  * size, not knowing the lengths). */
 #define LARGE_TOP_LOG meta[SEG_LARGE_BIN + 1]
 
+/* Offset i clamped to [off[0], max(off[0], min(off[nseg], cap))]. */
+inline ulong seg_edge(__global const ulong *off, const ulong nseg, const ulong cap,
+                      const ulong i)
+{
+    const ulong lo = off[0], hi = min(off[nseg], cap);
+    return clamp(off[i], lo, max(lo, hi));
+}
+
 /* The clamped bounds of segment i; returns its length (0 for an empty or inverted segment). */
 inline ulong seg_bounds(__global const ulong *off, const ulong nseg, const ulong cap,
                         const ulong i, ulong *start)
 {
-    const ulong lo = off[0], hi = min(off[nseg], cap);
-    const ulong s = clamp(off[i], lo, max(lo, hi)), e = clamp(off[i + 1], lo, max(lo, hi));
+    const ulong s = seg_edge(off, nseg, cap, i), e = seg_edge(off, nseg, cap, i + 1);
     *start = s;
     return e > s ? e - s : 0;
 }
@@ -139,6 +159,9 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_count(CLSORT_ARGS_SEG_BIN)
             atomic_add(&meta[j], lh[j]);
 }
 
+/* The first bin the list holds: the staged tiny pass finds its segments by index. */
+#define SEG_LISTED_FIRST (SEG_TINY_STAGE ? SEG_TINY_LOG : 0)
+
 /* The order inside a bin follows the atomics; it changes which work-item or work-group sorts
  * which segment, never what is sorted. A work-group's segments of one bin stay together and
  * come round by round, so neighbours in the list are mostly neighbours in memory. The bounds
@@ -156,9 +179,14 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
      * keys in segments of 16, 2026-11-27, docs/perf.md): the general scatter took 19-20 us of a
      * 115 us sort. The readers stay as they are: a flag telling them to take entry i for segment
      * i put seg_sort_packed at 40 registers instead of 32 and cost more than the scatter. */
-    uint lone = 0;
-    _Pragma("unroll") for (uint b = 0; b < SEG_BINS; ++b)
-        lone |= (ulong)meta[b] == nseg;
+    uint lone = 0, listed = 0;
+    _Pragma("unroll") for (uint b = SEG_LISTED_FIRST; b < SEG_BINS; ++b) {
+        const uint c = meta[b];
+        lone |= (ulong)c == nseg;
+        listed |= c;
+    }
+    if (!listed)
+        return; /* every segment staged or trivial: an empty list */
     if (lone) {
         for (ulong i = lo + get_local_id(0); i < hi; i += get_local_size(0))
             SEG_LIST(i) = (uint)i;
@@ -166,7 +194,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
     }
     seg_count_local(off, nseg, cap, lo, hi, lh);
     for (uint j = get_local_id(0); j < SEG_BINS; j += get_local_size(0)) {
-        if (!lh[j])
+        if (!lh[j] || j < SEG_LISTED_FIRST)
             continue;
         uint base = 0;
         for (uint i = 0; i < j; ++i)
@@ -176,7 +204,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
     barrier(CLK_LOCAL_MEM_FENCE);
     for (ulong i = lo + get_local_id(0); i < hi; i += get_local_size(0)) {
         const int b = seg_bin_of(off, nseg, cap, i);
-        if (b >= 0)
+        if (b >= SEG_LISTED_FIRST)
             SEG_LIST(atomic_inc(&lbase[b])) = (uint)i;
     }
 }
@@ -265,47 +293,69 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 #endif
 
 /* ---- seg_sort_tiny: one work-item, one segment of 2..SEG_TINY keys, in registers --------- */
+#if VAL_BYTES || SEG_STABLE
 #define TINY_OP(a, b) SEG_CMPX(k, v, q, a, b)
+#else
+/* Keys alone: the exchange is a min and a max. */
+#define TINY_OP(a, b)                                                                   \
+    do {                                                                                \
+        const key_type ka_ = k[a], kb_ = k[b];                                          \
+        k[a] = min(ka_, kb_);                                                           \
+        k[b] = max(ka_, kb_);                                                           \
+    } while (0)
+#endif
 #define NO_SYNC (void)0
+/* The network on the P slots of k (v, q); P a literal, so the loops unroll and the arrays stay
+ * in registers. */
+#if SEG_NET == 2
+#define TINY_NETWORK(P) SEG_OET_ROUNDS(P, TINY_OP)
+#elif SEG_NET == 1
+#define TINY_NETWORK(P) SEG_OEM_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
+#else
+#define TINY_NETWORK(P) SEG_BITONIC_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
+#endif
+/* The private arrays of one tiny sort. */
+#if VAL_BYTES
+#define TINY_VALS_DECL val_type v[SEG_TINY];
+#else
+#define TINY_VALS_DECL
+#endif
+#if SEG_STABLE
+#define IF_STABLE(...) __VA_ARGS__
+#define TINY_POS_DECL uint q[SEG_TINY];
+#define TINY_POS_INIT(m) q[m] = m
+#else
+#define IF_STABLE(...)
+#define TINY_POS_DECL
+#define TINY_POS_INIT(m) (void)0
+#endif
 
-/* Sorts the len (2..P) keys at keys[0..len) padded to P slots; P is a literal, so the loops
- * unroll and the arrays stay in registers. Loads and stores depend only on len. */
+/* Sorts the len (2..P) keys at keys[0..len) padded to P slots. Loads and stores depend only on
+ * len. */
 inline void tiny_sort(__global key_type *keys VALS_PARAM, const uint len, const uint xf,
                       const uint P)
 {
     key_type k[SEG_TINY];
-#if VAL_BYTES
-    val_type v[SEG_TINY];
-#endif
-#if SEG_STABLE
-    uint q[SEG_TINY];
-#endif
+    TINY_VALS_DECL
+    TINY_POS_DECL
     _Pragma("unroll") for (uint m = 0; m < P; ++m) {
         k[m] = m < len ? to_order(keys[m], xf) : KEY_VIRTUAL;
-#if VAL_BYTES
-        v[m] = m < len ? vals[m] : 0;
-#endif
-#if SEG_STABLE
-        q[m] = m;
-#endif
+        IF_VALS(v[m] = m < len ? vals[m] : 0;)
+        TINY_POS_INIT(m);
     }
-#if SEG_NET == 2
-    SEG_OET_ROUNDS(P, TINY_OP)
-#elif SEG_NET == 1
-    SEG_OEM_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
-#else
-    SEG_BITONIC_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
-#endif
+    TINY_NETWORK(P)
     _Pragma("unroll") for (uint m = 0; m < P; ++m) {
         if (m < len) {
             keys[m] = from_order(k[m], xf);
-#if VAL_BYTES
-            vals[m] = v[m];
-#endif
+            IF_VALS(vals[m] = v[m];)
         }
     }
 }
 
+#if !SEG_TINY_STAGE
+/* Segment after segment of the list's tiny bins, each read and written by its own work-item
+ * (CPUs: PoCL runs a work-group's items one after the other in SIMD lanes, and a work-group
+ * barrier costs it more than the strided reads). */
 __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 {
     uint count = 0;
@@ -345,6 +395,180 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #endif
 #undef TINY_ARGS
 }
+#else
+/* Staged (GPUs, SEG_TINY_STAGE): work-group g takes segments g*W .. g*W + W - 1 by index (W its
+ * work-items, at most CLSORT_SEG_ITEM_WG), whatever their bins; the list holds no tiny bins
+ * (seg_scatter). Segment j of the group has SEG_TINY slots of local memory at j * SEG_TINY:
+ * the work-group copies each tiny segment there with SEG_TINY consecutive work-items on its
+ * consecutive keys (coalesced, where one work-item reading its own segment strides across the
+ * warp), work-item j sorts slots j*SEG_TINY .. in registers (LPAD puts the 32 work-items' k-th
+ * keys in 32 different banks), and the group copies them back. The network's size is the
+ * group's longest tiny segment rounded up to a power of two: one branch for the whole group,
+ * where one per work-item would run each size the warp holds. Any offsets, however wrong, stay
+ * safe: every copy stays inside a segment's clamped bounds and its own slots. */
+#define STAGE_SLOTS (CLSORT_SEG_ITEM_WG * SEG_TINY)
+/* The network on 2^PLOG slots of k (v, q), PLOG a literal, with constant trip counts only, so
+ * that every loop unrolls and every index into k is a constant. (With the level loops of
+ * SEG_BITONIC_LEVELS, whose trip counts the compilers did not see through, k went to the stack:
+ * 2^20 segments of 16 keys took 256 us against the packed pass's 64 on an H200.) Level d of
+ * merge z has stride 2^(z-1-d), the first the flip (bitonic.cl's form). */
+#define UNROLLED_LEVELS(PLOG, BODY)                                                     \
+    _Pragma("unroll") for (uint z_ = 1; z_ <= (PLOG); ++z_)                             \
+        _Pragma("unroll") for (uint d_ = 0; d_ < (PLOG); ++d_)                          \
+            if (d_ < z_) {                                                              \
+                const uint sz_ = 1u << z_, st_ = 1u << (z_ - 1 - d_);                   \
+                _Pragma("unroll") for (uint c_ = 0; c_ < (1u << (PLOG)) / 2; ++c_) {    \
+                    BODY                                                                \
+                }                                                                       \
+            }
+#if SEG_NET == 2
+#define STAGED_NETWORK(PLOG)                                                            \
+    _Pragma("unroll") for (uint r_ = 0; r_ < (1u << (PLOG)); ++r_)                      \
+        _Pragma("unroll") for (uint c_ = 0; c_ < (1u << (PLOG)) / 2; ++c_)              \
+            if (2 * c_ + (r_ & 1) + 1 < (1u << (PLOG)))                                 \
+                TINY_OP(2 * c_ + (r_ & 1), 2 * c_ + (r_ & 1) + 1);
+#elif SEG_NET == 1
+#define STAGED_NETWORK(PLOG)                                                            \
+    UNROLLED_LEVELS(PLOG, const uint pos_ = 2 * c_ - (c_ & (st_ - 1));                  \
+                    if (d_ == 0) TINY_OP(pos_, pos_ + st_);                             \
+                    else if ((c_ & ((sz_ >> 1) - 1)) >= st_) TINY_OP(pos_ - st_, pos_);)
+#else
+#define STAGED_NETWORK(PLOG)                                                            \
+    UNROLLED_LEVELS(PLOG, const uint a_ = insert_zero_u32(c_, st_);                     \
+                    TINY_OP(a_, d_ == 0 ? a_ ^ (sz_ - 1) : a_ + st_);)
+#endif
+
+/* Sorts the len keys at slots at .. at + len - 1 of the stage, padded to 2^PLOG slots. One
+ * function per PLOG, each with the literal in its body: a function taking PLOG as an argument
+ * had its loops compiled (partly unrolled, then marked not to unroll) before inlining gave it
+ * the constant, and k went to the stack again. */
+#define DEFINE_TINY_STAGED(PLOG)                                                        \
+    static inline __attribute__((always_inline)) void tiny_sort_staged_##PLOG(         \
+        __local key_type *sk STAGE_VALS_PARAM, const uint at, const uint len)           \
+    {                                                                                   \
+        key_type k[1u << (PLOG)];                                                       \
+        IF_VALS(val_type v[1u << (PLOG)];)                                              \
+        IF_STABLE(uint q[1u << (PLOG)];)                                                \
+        _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
+            k[m] = m < len ? sk[LPAD(at + m)] : KEY_VIRTUAL;                            \
+            IF_VALS(v[m] = m < len ? sv[LPAD(at + m)] : 0;)                             \
+            TINY_POS_INIT(m);                                                           \
+        }                                                                               \
+        STAGED_NETWORK(PLOG)                                                            \
+        _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
+            if (m < len) {                                                              \
+                sk[LPAD(at + m)] = k[m];                                                \
+                IF_VALS(sv[LPAD(at + m)] = v[m];)                                       \
+            }                                                                           \
+        }                                                                               \
+    }
+DEFINE_TINY_STAGED(2)
+DEFINE_TINY_STAGED(3)
+DEFINE_TINY_STAGED(4)
+DEFINE_TINY_STAGED(5)
+
+/* Copies NSLOTS slots of the stage in from global memory: slot x from element SRC where KEEP
+ * (both in terms of x), work-item t taking x = t, t + W, ...; STAGE_BATCH loads issued before
+ * their stores. (One load at a time left the work-group's two warps waiting on memory: 2^20
+ * segments of 16 keys took 256 us on an H200.) */
+#define STAGE_BATCH 8
+#define STAGE_IN(NSLOTS, SRC, KEEP)                                                     \
+    for (uint x0_ = t; x0_ < (NSLOTS); x0_ += STAGE_BATCH * W) {                        \
+        key_type bk_[STAGE_BATCH];                                                      \
+        IF_VALS(val_type bv_[STAGE_BATCH];)                                             \
+        _Pragma("unroll") for (uint u_ = 0; u_ < STAGE_BATCH; ++u_) {                   \
+            const uint x = x0_ + u_ * W;                                                \
+            if (x < (NSLOTS) && (KEEP)) {                                               \
+                bk_[u_] = keys[SRC];                                                    \
+                IF_VALS(bv_[u_] = vals[SRC];)                                           \
+            }                                                                           \
+        }                                                                               \
+        _Pragma("unroll") for (uint u_ = 0; u_ < STAGE_BATCH; ++u_) {                   \
+            const uint x = x0_ + u_ * W;                                                \
+            if (x < (NSLOTS) && (KEEP)) {                                               \
+                sk[LPAD(x)] = to_order(bk_[u_], xf);                                    \
+                IF_VALS(sv[LPAD(x)] = bv_[u_];)                                         \
+            }                                                                           \
+        }                                                                               \
+    }
+#define STAGE_OUT(NSLOTS, DST, KEEP)                                                    \
+    for (uint x = t; x < (NSLOTS); x += W)                                              \
+        if (KEEP) {                                                                     \
+            keys[DST] = from_order(sk[LPAD(x)], xf);                                    \
+            IF_VALS(vals[DST] = sv[LPAD(x)];)                                           \
+        }
+/* The fixed layout: slot x is key x % SEG_TINY of the group's segment x / SEG_TINY. */
+#define FIXED_KEEP (x % SEG_TINY < llen[x / SEG_TINY])
+#define FIXED_ELEM (lstart[x / SEG_TINY] + x % SEG_TINY)
+
+__kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
+{
+    __local key_type sk[LPAD(STAGE_SLOTS)];
+    LOCAL_VALS(sv, LPAD(STAGE_SLOTS));
+    __local ulong lstart[CLSORT_SEG_ITEM_WG];
+    __local uint llen[CLSORT_SEG_ITEM_WG], lmax, lspan;
+    (void)meta;
+    const uint t = get_local_id(0), W = get_local_size(0);
+    const ulong first = (ulong)get_group_id(0) * W, i = first + t;
+    ulong s = 0, len = 0;
+    if (i < nseg)
+        len = seg_bounds(off, nseg, cap, i, &s);
+    const uint mine = len >= 2 && len <= SEG_TINY ? (uint)len : 0u;
+    /* The group's segments are one span [lo, hi) when each lies inside it and none is longer
+     * than SEG_TINY (with non-decreasing offsets they then tile it): the span is copied as it
+     * lies, every work-item's load useful, and each segment sorted where it lies in the stage
+     * (its keys' banks then follow its start). Otherwise (longer segments among them, or
+     * offsets out of order) each tiny segment is copied to the fixed layout. */
+    const ulong lo = seg_edge(off, nseg, cap, first),
+                hi = seg_edge(off, nseg, cap, min(nseg, first + W));
+    const int inside = i >= nseg || (len <= SEG_TINY && s >= lo && s + len <= hi);
+    if (t == 0) {
+        lmax = 0;
+        /* Offsets out of order can put hi below lo: the difference wraps, no span. */
+        lspan = hi - lo <= STAGE_SLOTS ? (uint)(hi - lo) : 0u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    lstart[t] = s;
+    llen[t] = mine;
+    if (mine)
+        atomic_max(&lmax, mine);
+    if (!inside)
+        lspan = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint most = lmax, span = lspan;
+    if (!most)
+        return; /* no tiny segment here: the same answer for every work-item */
+    if (span) {
+        STAGE_IN(span, lo + x, 1)
+    } else {
+        STAGE_IN(W * SEG_TINY, FIXED_ELEM, FIXED_KEEP)
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint at = span ? (uint)(s - lo) : t * SEG_TINY;
+#if VAL_BYTES
+#define STAGED_ARGS sk, sv, at, mine
+#else
+#define STAGED_ARGS sk, at, mine
+#endif
+    if (mine) {
+        if (most <= 4)
+            tiny_sort_staged_2(STAGED_ARGS);
+        else if (most <= 8)
+            tiny_sort_staged_3(STAGED_ARGS);
+        else if (most <= 16)
+            tiny_sort_staged_4(STAGED_ARGS);
+        else
+            tiny_sort_staged_5(STAGED_ARGS);
+    }
+#undef STAGED_ARGS
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (span) {
+        STAGE_OUT(span, lo + x, 1)
+    } else {
+        STAGE_OUT(W * SEG_TINY, FIXED_ELEM, FIXED_KEEP)
+    }
+}
+#endif
 
 /* ---- seg_sort_packed: the segments of bins [bin_first, bin_last], packed into tiles -------
  * A tile of TILE slots (tile.cl's parameters: TILE = the packed tile, WG_SIZE = SEG_WG) holds
@@ -467,6 +691,16 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         bin0 += lcount[b];
     for (uint b = bin_first; b <= blast; ++b)
         ntiles += (lcount[b] + pack_per_tile(b) - 1) / pack_per_tile(b);
+    uint lfirst = 0; /* the large bin's first list entry, read once */
+    if (bin_last & CLSORT_SEG_PACK_LARGE) {
+        ntiles += LARGE_UNITS(lcount[SEG_LARGE_BIN]);
+        for (uint b = 0; b < SEG_LARGE_BIN; ++b)
+            lfirst += lcount[b];
+    }
+    /* Nothing in these bins (the buffer variant launches every pass): every work-item knows
+     * it before the barrier below. */
+    if (!ntiles)
+        return;
     /* Equal lengths: the clamped range of all segments (seg_bounds) holds nseg * P keys, P the
      * slots of the bin that holds them all. Written by work-item 0, read after the barrier. */
     if (t == 0) {
@@ -479,12 +713,6 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         lspan_lo = lo;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint lfirst = 0; /* the large bin's first list entry, read once */
-    if (bin_last & CLSORT_SEG_PACK_LARGE) {
-        ntiles += LARGE_UNITS(lcount[SEG_LARGE_BIN]);
-        for (uint b = 0; b < SEG_LARGE_BIN; ++b)
-            lfirst += lcount[b];
-    }
     for (uint tix = get_group_id(0); tix < ntiles; tix += get_num_groups(0)) {
         /* Find the tile's bin: uniform over the work-group. */
         uint b = bin_first, e0 = bin0, rest = tix;

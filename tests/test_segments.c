@@ -257,7 +257,8 @@ static int cmp_u32(const void *a, const void *b)
 static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, unsigned trial)
 {
     t_rng r = t_rng_for(trial, 4242, 0, 0);
-    const size_t n = 3000 + t_rand_below(&r, 6000), vs = 4, nseg = 1 + t_rand_below(&r, 60);
+    const size_t n = 3000 + t_rand_below(&r, 6000), vs = 4,
+                 nseg = 1 + t_rand_below(&r, trial >= 200 ? 600 : 60);
     uint32_t *in_k = t_xmalloc(n * 4), *k = t_xmalloc(n * 4), *in_v = t_xmalloc(n * 4),
              *v = t_xmalloc(n * 4);
     uint64_t *off = t_xmalloc((nseg + 1) * sizeof *off);
@@ -280,6 +281,14 @@ static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, un
         off[nseg] = n - n / 5;
         for (size_t i = 1; i < nseg; ++i)
             off[i] = off[0] + (off[nseg] - off[0]) * i / nseg;
+    }
+    if (trial >= 200 && trial % 2 == 0) {
+        /* Short segments (the staged tiny pass), now and then going back: some overlap. */
+        off[0] = t_rand_below(&r, n / 2);
+        for (size_t i = 1; i < nseg; ++i) {
+            const uint64_t step = t_rand_below(&r, 48);
+            off[i] = step < 12 && off[i - 1] >= 12 ? off[i - 1] - step : off[i - 1] + step - 12;
+        }
     }
     const uint64_t lo = off[0], hi = off[nseg] < n ? off[nseg] : n;
     cl_int err;
@@ -453,6 +462,56 @@ int main(void)
               T_RANDOM);
     for (unsigned trial = 0; trial < (level > 0 ? 12u : 4u); ++trial)
         garbage_case(bctx, clc, q, trial);
+    /* The staged tiny pass (seg_sort_tiny with SEG_TINY_STAGE), which GPUs take for every
+     * segment up to 32 keys, forced on whatever device this is: a work-group's segments by
+     * index, copied through local memory; the list then holds no tiny bin, and the scatter
+     * writes nothing when every segment is tiny. Tiny segments beside longer ones (the group
+     * pass, then the packed pass), every length around 4, 8, 16 and 32, every network, stable
+     * pairs with ties, more work-groups than one round, garbage offsets. */
+    setenv("CLSORT_SEG_TINY", "32", 1);
+    setenv("CLSORT_SEG_STAGE", "1", 1);
+    t_diag("staged tiny pass");
+    for (int m = 0; m < M_NMIX; ++m)
+        host_case(ctx, CLSORT_U32, m % 3 == 1 ? 4 : 0, (mix)m, m == M_HUGE ? 30 : 200,
+                  m == M_FULL || m == M_ONEBIN ? 16 : 12, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+                  T_RANDOM);
+    static const size_t tiny_eq[] = {2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33};
+    for (size_t e = 0; e < sizeof tiny_eq / sizeof *tiny_eq; ++e)
+        for (int ai = 1; ai < T_NALGOS; ++ai)
+            if (level > 0 || ai == 1 || tiny_eq[e] == 31)
+                host_case(ctx, CLSORT_U32, 0, M_EQUAL, 130, tiny_eq[e], t_algos[ai],
+                          CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+    host_case(ctx, CLSORT_U64, 8, M_RANDOM, 300, 12, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
+    host_case(ctx, CLSORT_F32, 4, M_EDGES, 90, 0, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_SPECIAL);
+    buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 100000, 9, CLSORT_AUTO, 0);
+    buffer_case(bctx, clc, q, CLSORT_I32, 0, M_EQUAL, 5000, 32, CLSORT_AUTO, CLSORT_DESCENDING);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_HUGE, 20, 0, CLSORT_AUTO, 0);
+    for (unsigned trial = 0; trial < 4; ++trial)
+        garbage_case(bctx, clc, q, 200 + trial);
+    /* With the packed pass beside it (bins from 64 keys up), tiny bins absent from its list. */
+    setenv("CLSORT_SEG_PACK", "128", 1);
+    host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 40, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    host_case(ctx, CLSORT_U32, 0, M_EDGES, 90, 0, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_ALMOST, 300, 32, CLSORT_AUTO, 0);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 200, 64, CLSORT_AUTO, 0);
+    /* Where it pays, as GPUs choose (segments.c): mostly tiny (staged, the rest packed), mostly
+     * longer (every one packed), by the lengths (host variant) or by the mean (buffer). */
+    setenv("CLSORT_SEG_STAGE", "auto", 1);
+    host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 9, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    host_case(ctx, CLSORT_U32, 4, M_RANDOM, 300, 40, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    host_case(ctx, CLSORT_U32, 0, M_EQUAL, 300, 32, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 300, 14, CLSORT_AUTO, 0);
+    buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 40, CLSORT_AUTO, 0);
+    unsetenv("CLSORT_SEG_PACK");
+    unsetenv("CLSORT_SEG_STAGE");
+
     /* The packed pass (seg_sort_packed), which GPUs take for every segment up to the packed
      * tile, forced on whatever device this is and with no tiny pass: 2, 16 and 32 keys a
      * work-item in registers (a packed tile of 2, 16 or 32 times the group size; the largest
@@ -524,6 +583,7 @@ int main(void)
     unsetenv("CLSORT_SEG_LARGE");
     unsetenv("CLSORT_SEG_PACK");
     unsetenv("CLSORT_SEG_TINY");
+    unsetenv("CLSORT_SEG_STAGE");
     clsort_destroy(bctx);
     clReleaseCommandQueue(q);
     clReleaseContext(clc);

@@ -287,30 +287,36 @@ int main(void)
              dir ? "desc" : "asc", max_n);
     }
     free(keys);
-    /* The segmented passes: each network as the device picks its passes, then bitonic with the
-     * packed pass forced (no tiny pass; 2, 16 and 32 keys a work-item on a CPU's group of 64 or
-     * a GPU's of 256), as GPUs run it. */
+    /* The segmented passes: each network as the device picks its passes, then each with the
+     * staged tiny pass forced (one work-item a segment through local memory, as GPUs run
+     * segments up to 32 keys), then bitonic with the packed pass forced (no tiny pass; 2, 16
+     * and 32 keys a work-item on a CPU's group of 64 or a GPU's of 256), as GPUs run it. */
     {
         clsort_device_info info;
         clsort_get_device_info(ctx, &info);
         const unsigned wg = strcmp(info.type, "gpu") ? 64 : 256;
-        static const unsigned per_item[4] = {0, 2, 16, 32};
-        for (int pi = 0; pi < 4; ++pi)
-            for (size_t ni = 0; ni < (pi ? 1 : sizeof networks / sizeof *networks); ++ni)
+        static const unsigned per_item[5] = {0, 0, 2, 16, 32};
+        for (int pi = 0; pi < 5; ++pi)
+            for (size_t ni = 0; ni < (pi > 1 ? 1 : sizeof networks / sizeof *networks); ++ni)
                 for (unsigned dir = 0; dir < 2; ++dir) {
                     char pack[32];
                     snprintf(pack, sizeof pack, "%u", per_item[pi] * wg);
-                    if (pi) {
+                    if (pi == 1) {
+                        setenv("CLSORT_SEG_TINY", "32", 1);
+                        setenv("CLSORT_SEG_STAGE", "1", 1);
+                    } else if (pi) {
                         setenv("CLSORT_SEG_TINY", "0", 1);
                         setenv("CLSORT_SEG_PACK", pack, 1);
                     }
                     const long b = exhaustive_segments(networks[ni], max_n,
                                                        dir ? CLSORT_DESCENDING : 0);
                     unsetenv("CLSORT_SEG_TINY");
+                    unsetenv("CLSORT_SEG_STAGE");
                     unsetenv("CLSORT_SEG_PACK");
                     t_ok(b == 0, "segments, %s%s%s %s: every 0/1 input of every length 1..%u",
-                         t_algo_name(networks[ni]), pi ? ", packed tile up to " : "",
-                         pi ? pack : "", dir ? "desc" : "asc", max_n);
+                         t_algo_name(networks[ni]),
+                         pi == 1 ? ", staged tiny pass" : pi ? ", packed tile up to " : "",
+                         pi > 1 ? pack : "", dir ? "desc" : "asc", max_n);
                 }
     }
     test_random_batches();

@@ -56,6 +56,7 @@ static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem k
 typedef struct seg_counts {
     uint64_t tiny, packed, group, large;
     uint64_t longest; /* the longest of the large ones */
+    int pack_tiny;    /* the tiny ones counted with the packed (clsort__seg_stage_pays) */
 } seg_counts;
 
 /* Uploads [off[0], off[nseg]) and sorts its segments of 2..large_max keys on the device,
@@ -99,6 +100,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     d.cap = total;
     d.max_len = large_max;
     d.tiny_items = c->tiny;
+    d.pack_tiny = c->pack_tiny;
     d.pack_groups = c->packed ? clsort__seg_default_groups(ctx, c->packed) : 0;
     d.groups = c->group ? clsort__seg_group_groups(ctx, c->group) : 0;
     d.large_len = c->large ? c->longest : 0;
@@ -172,7 +174,8 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         return rc;
     }
     const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
-    const unsigned tiny = clsort__seg_tiny(ctx);
+    int staged = 0;
+    const unsigned tiny = clsort__seg_tiny(ctx, type, vs, &staged);
     const int stable = (flags & CLSORT_STABLE) != 0;
     /* The passes' split (plan.c makes the same from the same functions): tiny segments one a
      * work-item, up to the packed tile packed, up to 4096 keys (or, without the large passes,
@@ -183,7 +186,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     const uint64_t large_max =
         large_on ? CLSORT__SEG_LARGE_PASS_MAX : clsort__seg_large_max(ctx, tile, stable);
     const uint64_t group_max = large_on ? CLSORT__SEG_GROUP_MAX : large_max;
-    seg_counts c = {0, 0, 0, 0, 0};
+    seg_counts c = {0, 0, 0, 0, 0, 0};
     uint64_t nlarge = 0;
     for (size_t i = 0; i < nseg; ++i) {
         const uint64_t len = offsets[i + 1] - offsets[i];
@@ -195,6 +198,12 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
             c.longest = len > c.longest ? len : c.longest;
         }
         nlarge += len > large_max;
+    }
+    const uint64_t sorted = c.tiny + c.packed + c.group + c.large;
+    if (staged == 1 && pack && !clsort__seg_stage_pays(c.tiny, sorted)) {
+        c.packed += c.tiny; /* the same packed tile: it is above 32 keys either way */
+        c.tiny = 0;
+        c.pack_tiny = 1;
     }
     if (c.tiny || c.packed || c.group || c.large)
         rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, &c, large_max);
@@ -326,8 +335,16 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.cap = cap;
     d.max_len = 0; /* every length: nothing is sorted elsewhere */
     d.tiny_items = nseg;
-    d.pack_groups = clsort__seg_default_groups(ctx, nseg);
-    d.groups = clsort__seg_group_groups(ctx, nseg);
+    int staged = 0;
+    clsort__seg_tiny(ctx, type, vs, &staged);
+    const int mostly_tiny = staged && clsort__seg_stage_blind(cap, nseg);
+    d.pack_tiny = !mostly_tiny;
+    /* Mostly tiny segments: the packed and group passes will mostly find nothing to do, and
+     * fewer groups find that sooner (segments.h). */
+    d.pack_groups = mostly_tiny ? clsort__seg_few_groups(ctx, nseg)
+                                : clsort__seg_default_groups(ctx, nseg);
+    d.groups = mostly_tiny ? clsort__seg_few_groups(ctx, nseg)
+                           : clsort__seg_group_groups(ctx, nseg);
     d.large_len = clsort__seg_large_blind(cap, nseg) ? cap : 0; /* lengths unknown here */
     d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
     d.gpos_slot = 2;

@@ -111,6 +111,8 @@ typedef struct clsort__seg_plan {
     unsigned wg;                /* SEG_WG: work-items of seg_sort_group */
     unsigned tiny_log;          /* SEG_TINY_LOG: segments up to 2^tiny_log keys, one a work-item
                                  * (0: no tiny pass) */
+    int tiny_staged;            /* SEG_TINY_STAGE: the tiny pass through local memory, taking
+                                 * every segment by index (the list holds no tiny bin) */
     unsigned pack_tile;         /* TILE of seg_sort_packed (0: no packed pass) */
     unsigned pack_log;          /* log2(pack_tile): the first bin the group pass takes */
     int stable;                 /* SEG_STABLE: pairs whose equal keys keep their order */

@@ -15,7 +15,6 @@
 /* NVIDIA maps dimension 1 to a grid dimension of at most 65535 groups: batches go in chunks. */
 #define BATCH_CHUNK 32768u
 #define GLOBAL_PASS_GROUP 256u
-#define SEG_ITEM_GROUP 64u /* work-items per group of the segmented one-per-item passes */
 
 uint64_t clsort__event_span_ns(cl_event first, cl_event last)
 {
@@ -176,7 +175,7 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
         return CLSORT_OK;
     }
     case CLSORT__SHAPE_SEG_ITEM:
-        *local = kmax < SEG_ITEM_GROUP ? kmax : SEG_ITEM_GROUP;
+        *local = kmax < CLSORT_SEG_ITEM_WG ? kmax : CLSORT_SEG_ITEM_WG;
         return CLSORT_OK;
     case CLSORT__SHAPE_GLOBAL:
         break;

@@ -5,6 +5,8 @@
  * launches them like every other sort's. */
 #include "segments.h"
 
+#include "kernels.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,18 +25,53 @@ unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_
     return tile;
 }
 
-unsigned clsort__seg_tiny(const clsort_ctx *ctx)
+/* The staged tiny pass's local memory (kernels/segmented.cl, seg_sort_tiny with
+ * SEG_TINY_STAGE): CLSORT_SEG_ITEM_WG segments of 32 slots with tile.cl's padding, and each
+ * segment's bounds. */
+static size_t stage_bytes(clsort_type type, size_t value_size)
 {
-    /* CLSORT_SEG_TINY (0, 32, 64 or 128) overrides, for measurements. GPUs sort every segment
-     * up to the packed tile in packed tiles (coalesced through local memory; one work-item a
-     * segment reads a segment's keys with a stride across the warp). PoCL vectorises
-     * work-items across SIMD lanes and loses far more per work-group barrier than to spilled
-     * private arrays, so one work-item per segment pays up to TINY_CPU keys (docs/perf.md). */
+    const size_t slots = (size_t)CLSORT_SEG_ITEM_WG * 32;
+    return (slots + slots / 32) * (clsort_type_size(type) + value_size) +
+           CLSORT_SEG_ITEM_WG * 12 + 16;
+}
+
+unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_size,
+                          int *staged)
+{
+    /* CLSORT_SEG_TINY (0, 32, 64 or 128) overrides, for measurements; CLSORT_SEG_STAGE (0, 1
+     * or auto) turns the staged form off, on, or on where it pays (the GPUs' default), where
+     * the length is 32 and it fits. GPUs sort the
+     * segments up to 32 keys one a work-item through local memory, the group copying each
+     * segment's keys coalesced (one work-item reading its own segment strides across the
+     * warp), and longer ones up to the packed tile in packed tiles. PoCL vectorises work-items
+     * across SIMD lanes and loses far more per work-group barrier than to spilled private
+     * arrays, so there one work-item per segment reads its own keys, up to TINY_CPU of them
+     * (docs/perf.md). */
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    const int fits = stage_bytes(type, value_size) <= ctx->dev.local_mem;
+    unsigned tiny = gpu ? (fits ? 32u : 0u) : TINY_CPU;
     const char *env = getenv("CLSORT_SEG_TINY");
     if (env && (!strcmp(env, "0") || !strcmp(env, "32") || !strcmp(env, "64") ||
                 !strcmp(env, "128")))
-        return (unsigned)atoi(env);
-    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) ? 0u : TINY_CPU;
+        tiny = (unsigned)atoi(env);
+    const char *st = getenv("CLSORT_SEG_STAGE");
+    const int want = !st || !*st ? gpu : !strcmp(st, "0") ? 0 : !strcmp(st, "auto") ? 1 : 2;
+    if (staged)
+        *staged = tiny == 32 && fits ? want : 0;
+    return tiny;
+}
+
+int clsort__seg_stage_pays(uint64_t tiny, uint64_t all)
+{
+    /* Measured on an H200 (2^24 u32 keys, 2026-11-28, docs/perf.md): lengths uniform in 1..32
+     * (all tiny) 0.105 ms staged against 0.172 packed; in 1..64 (half tiny) 0.215 against
+     * 0.172. The line between, drawn straight, crosses at about 70% tiny: three quarters. */
+    return tiny >= all - all / 4;
+}
+
+int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg)
+{
+    return nseg && cap / nseg <= 32; /* equal lengths of 32: 0.078 staged, 0.086 packed */
 }
 
 unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size,
@@ -106,6 +143,13 @@ static uint64_t groups_per_cu(const clsort_ctx *ctx, uint64_t nseg, unsigned per
 uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg)
 {
     return groups_per_cu(ctx, nseg, 32);
+}
+
+uint64_t clsort__seg_few_groups(const clsort_ctx *ctx, uint64_t nseg)
+{
+    /* An empty packed pass of 32 groups a compute unit took 18-20 us on an H200 (2^24 keys in
+     * segments of 16, 2026-11-28), the group pass of 16 a compute unit 9-10. */
+    return groups_per_cu(ctx, nseg, 8);
 }
 
 uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg)

@@ -23,8 +23,19 @@ unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_
 /* Work-items of a group of the group pass (SEG_WG) for that tile. */
 unsigned clsort__seg_wg(const clsort_ctx *ctx, unsigned tile);
 /* Segments up to this many keys are sorted by one work-item each (SEG_TINY: 0 for none, or 32
- * to 128). */
-unsigned clsort__seg_tiny(const clsort_ctx *ctx);
+ * to 128) for this key type and value size; *staged (unless NULL) receives whether through
+ * local memory (SEG_TINY_STAGE: GPUs, 32 keys), where the pass takes the segments by index
+ * and the list holds none of them: 0 no, 1 where it pays (clsort__seg_stage_pays), 2 always
+ * (CLSORT_SEG_STAGE=1, for tests; =auto gives 1 on any device). */
+unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_size,
+                          int *staged);
+/* Whether the staged tiny pass pays for a call with `tiny` segments of 2..32 keys among `all`
+ * that the segmented passes sort, where a packed pass could take them instead: when most are
+ * tiny. Mixed with longer ones, a work-group's segments are no longer one span, and the longer
+ * ones need the bins' list anyway (docs/perf.md). The buffer variant, which cannot see the
+ * lengths, goes by the mean: cap elements in nseg segments. */
+int clsort__seg_stage_pays(uint64_t tiny, uint64_t all);
+int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg);
 /* The packed tile (TILE of seg_sort_packed): segments longer than tiny and up to this many keys
  * are packed several to a work-group's tile; 0 when the packed pass is not used (stable pairs,
  * networks other than bitonic, or no tile shape for this group size). */
@@ -36,6 +47,10 @@ unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t v
 uint64_t clsort__seg_large_max(const clsort_ctx *ctx, unsigned tile, int stable);
 /* Work-groups of the packed pass: 32 a compute unit, at most one a segment. */
 uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg);
+/* Work-groups of the packed and group passes where the buffer variant expects the staged
+ * tiny pass to do nearly all the work (clsort__seg_stage_blind): 8 a compute unit, still as
+ * many as a GPU holds at once of either (H200: 6 of the packed pass's groups of 256). */
+uint64_t clsort__seg_few_groups(const clsort_ctx *ctx, uint64_t nseg);
 /* Work-groups of seg_sort_group: at most what the device holds at once. */
 uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg);
 /* Whether segments above 4096 keys go through the large passes (kernels/seg_large.cl: many

@@ -179,9 +179,11 @@ void clsort__build_options(clsort__plan *plan)
         const clsort__seg_plan *sg = &plan->seg;
         snprintf(plan->options, sizeof plan->options,
                  "-DCLSORT_SEG=1 -DSEG_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DSEG_TILE=%u "
-                 "-DSEG_WG=%u -DSEG_STABLE=%d -DSEG_TINY_LOG=%u -DTILE=%u -DWG_SIZE=%u",
+                 "-DSEG_WG=%u -DSEG_STABLE=%d -DSEG_TINY_LOG=%u -DSEG_TINY_STAGE=%d -DTILE=%u "
+                 "-DWG_SIZE=%u",
                  (int)v->net, clsort__key_bits(v), clsort__val_bytes(v), sg->tile, sg->wg,
-                 sg->stable, sg->tiny_log, sg->pack_tile ? sg->pack_tile : 2 * sg->wg, sg->wg);
+                 sg->stable, sg->tiny_log, sg->tiny_staged,
+                 sg->pack_tile ? sg->pack_tile : 2 * sg->wg, sg->wg);
         return;
     }
     if (plan->program == CLSORT__PROGRAM_TOPK) {

@@ -116,14 +116,23 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
     sg->cap = desc->cap;
     sg->tile = clsort__seg_tile(ctx, desc->type, desc->value_size, stable);
     sg->wg = clsort__seg_wg(ctx, sg->tile);
-    const unsigned tiny = clsort__seg_tiny(ctx);
+    int staged = 0;
+    unsigned tiny = clsort__seg_tiny(ctx, desc->type, desc->value_size, &staged);
+    if (staged == 1 && desc->pack_tiny &&
+        clsort__seg_pack_tile(ctx, desc->type, desc->value_size, 0, stable,
+                              desc->algo == CLSORT_BITONIC)) {
+        tiny = 0; /* the API's split: every segment up to the packed tile packed */
+        staged = 0;
+    }
     sg->tiny_log = tiny == 128 ? 7 : tiny == 64 ? 6 : tiny == 32 ? 5 : 0;
+    sg->tiny_staged = staged != 0;
     sg->pack_tile = clsort__seg_pack_tile(ctx, desc->type, desc->value_size, tiny, stable,
                                           desc->algo == CLSORT_BITONIC);
     sg->pack_log = sg->pack_tile ? log2_floor(sg->pack_tile) : 0;
     sg->stable = stable;
     sg->max_len = desc->max_len ? desc->max_len : (uint64_t)1 << 31;
-    sg->tiny_items = desc->tiny_items;
+    /* The staged pass takes the segments by index: a work-item each, tiny or not. */
+    sg->tiny_items = staged && desc->tiny_items ? desc->nseg : desc->tiny_items;
     sg->pack_groups = sg->pack_tile ? desc->pack_groups : 0;
     sg->groups = desc->groups;
     /* The large passes: up to the power of two of the longest segment they may meet. */

@@ -27,6 +27,8 @@ typedef struct clsort__seg_desc {
     uint64_t nseg, cap;         /* segments, and the elements the buffers hold */
     uint64_t max_len;           /* the longest segment sorted here; 0: every length */
     uint64_t tiny_items;        /* upper bound on the tiny segments, 0: none */
+    int pack_tiny;              /* the packed pass takes the tiny segments too, where the
+                                 * device would stage them (mostly longer ones: segments.h) */
     uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
     uint64_t groups;            /* work-groups for the group pass, 0: none */
     uint64_t large_len;         /* at least the longest segment above 4096 keys (at most
