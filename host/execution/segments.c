@@ -40,13 +40,12 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
 {
     /* CLSORT_SEG_TINY (0, 32, 64 or 128) overrides, for measurements; CLSORT_SEG_STAGE (0, 1
      * or auto) turns the staged form off, on, or on where it pays (the GPUs' default), where
-     * the length is 32 and it fits. GPUs sort the
-     * segments up to 32 keys one a work-item through local memory, the group copying each
-     * segment's keys coalesced (one work-item reading its own segment strides across the
-     * warp), and longer ones up to the packed tile in packed tiles. PoCL vectorises work-items
-     * across SIMD lanes and loses far more per work-group barrier than to spilled private
-     * arrays, so there one work-item per segment reads its own keys, up to TINY_CPU of them
-     * (docs/perf.md). */
+     * the length is 32 and it fits. GPUs sort the segments up to 32 keys one a work-item
+     * through local memory, the group copying each segment's keys coalesced (one work-item
+     * reading its own segment strides across the warp), and longer ones up to the packed tile
+     * in packed tiles. PoCL vectorises work-items across SIMD lanes and loses far more per
+     * work-group barrier than to spilled private arrays, so there one work-item per segment
+     * reads its own keys, up to TINY_CPU of them (docs/perf.md). */
     const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
     const int fits = stage_bytes(type, value_size) <= ctx->dev.local_mem;
     unsigned tiny = gpu ? (fits ? 32u : 0u) : TINY_CPU;
