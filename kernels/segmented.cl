@@ -398,20 +398,21 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #else
 /* Staged (GPUs, SEG_TINY_STAGE): work-group g takes segments g*W .. g*W + W - 1 by index (W its
  * work-items, at most CLSORT_SEG_ITEM_WG), whatever their bins; the list holds no tiny bins
- * (seg_scatter). Segment j of the group has SEG_TINY slots of local memory at j * SEG_TINY:
- * the work-group copies each tiny segment there with SEG_TINY consecutive work-items on its
- * consecutive keys (coalesced, where one work-item reading its own segment strides across the
- * warp), work-item j sorts slots j*SEG_TINY .. in registers (LPAD puts the 32 work-items' k-th
- * keys in 32 different banks), and the group copies them back. The network's size is the
+ * (seg_scatter). The group copies its tiny segments' keys into local memory coalesced (one
+ * work-item reading its own segment would stride across the warp): as one span where they lie
+ * back to back, else segment j into SEG_TINY slots of its own at j * SEG_TINY, copied by
+ * SEG_TINY consecutive work-items. Work-item j then sorts its segment in registers (LPAD puts
+ * the 32 work-items' k-th keys in 32 different banks where the starts are 32 or a power of two
+ * apart) and stores it back, and the group copies the keys out. The network's size is the
  * group's longest tiny segment rounded up to a power of two: one branch for the whole group,
  * where one per work-item would run each size the warp holds. Any offsets, however wrong, stay
- * safe: every copy stays inside a segment's clamped bounds and its own slots. */
+ * safe: every copy stays inside a segment's clamped bounds and the stage. */
 #define STAGE_SLOTS (CLSORT_SEG_ITEM_WG * SEG_TINY)
 /* The network on 2^PLOG slots of k (v, q), PLOG a literal, with constant trip counts only, so
- * that every loop unrolls and every index into k is a constant. (With the level loops of
- * SEG_BITONIC_LEVELS, whose trip counts the compilers did not see through, k went to the stack:
- * 2^20 segments of 16 keys took 256 us against the packed pass's 64 on an H200.) Level d of
- * merge z has stride 2^(z-1-d), the first the flip (bitonic.cl's form). */
+ * that every loop unrolls and every index into k is a constant. (Through the level loops of
+ * SEG_BITONIC_LEVELS, whose trip counts clang 15 did not see through, its PTX kept k on the
+ * stack; NVIDIA's driver 580 unrolled either form alike: same registers, same times.) Level d
+ * of merge z has stride 2^(z-1-d), the first the flip (bitonic.cl's form). */
 #define UNROLLED_LEVELS(PLOG, BODY)                                                     \
     _Pragma("unroll") for (uint z_ = 1; z_ <= (PLOG); ++z_)                             \
         _Pragma("unroll") for (uint d_ = 0; d_ < (PLOG); ++d_)                          \
@@ -439,9 +440,9 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #endif
 
 /* Sorts the len keys at slots at .. at + len - 1 of the stage, padded to 2^PLOG slots. One
- * function per PLOG, each with the literal in its body: a function taking PLOG as an argument
- * had its loops compiled (partly unrolled, then marked not to unroll) before inlining gave it
- * the constant, and k went to the stack again. */
+ * function per PLOG, each with the literal in its body: clang 15 compiled the loops of a
+ * function taking PLOG as an argument (partly unrolled, then marked not to unroll) before
+ * inlining gave it the constant, and k went to the stack again. */
 #define DEFINE_TINY_STAGED(PLOG)                                                        \
     static inline __attribute__((always_inline)) void tiny_sort_staged_##PLOG(         \
         __local key_type *sk STAGE_VALS_PARAM, const uint at, const uint len)           \
