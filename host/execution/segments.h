@@ -33,7 +33,7 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
  * that the segmented passes sort, where a packed pass could take them instead: when most are
  * tiny. Mixed with longer ones, a work-group's segments are no longer one span, and the longer
  * ones need the bins' list anyway (docs/perf.md). The buffer variant, which cannot see the
- * lengths, goes by the mean: cap elements in nseg segments. */
+ * lengths, goes by the mean: cap elements in nseg segments, at most 21 (segments.c). */
 int clsort__seg_stage_pays(uint64_t tiny, uint64_t all);
 int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg);
 /* The packed tile (TILE of seg_sort_packed): segments longer than tiny and up to this many keys
