@@ -314,20 +314,11 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 #else
 #define TINY_NETWORK(P) SEG_BITONIC_LEVELS(P, 0, 1, TINY_OP, NO_SYNC)
 #endif
-/* The private arrays of one tiny sort. */
-#if VAL_BYTES
-#define TINY_VALS_DECL val_type v[SEG_TINY];
-#else
-#define TINY_VALS_DECL
-#endif
+/* IF_VALS's twin for the in-segment positions of SEG_STABLE. */
 #if SEG_STABLE
 #define IF_STABLE(...) __VA_ARGS__
-#define TINY_POS_DECL uint q[SEG_TINY];
-#define TINY_POS_INIT(m) q[m] = m
 #else
 #define IF_STABLE(...)
-#define TINY_POS_DECL
-#define TINY_POS_INIT(m) (void)0
 #endif
 
 /* Sorts the len (2..P) keys at keys[0..len) padded to P slots. Loads and stores depend only on
@@ -336,12 +327,12 @@ inline void tiny_sort(__global key_type *keys VALS_PARAM, const uint len, const 
                       const uint P)
 {
     key_type k[SEG_TINY];
-    TINY_VALS_DECL
-    TINY_POS_DECL
+    IF_VALS(val_type v[SEG_TINY];)
+    IF_STABLE(uint q[SEG_TINY];)
     _Pragma("unroll") for (uint m = 0; m < P; ++m) {
         k[m] = m < len ? to_order(keys[m], xf) : KEY_VIRTUAL;
         IF_VALS(v[m] = m < len ? vals[m] : 0;)
-        TINY_POS_INIT(m);
+        IF_STABLE(q[m] = m;)
     }
     TINY_NETWORK(P)
     _Pragma("unroll") for (uint m = 0; m < P; ++m) {
@@ -453,7 +444,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
         _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
             k[m] = m < len ? sk[LPAD(at + m)] : KEY_VIRTUAL;                            \
             IF_VALS(v[m] = m < len ? sv[LPAD(at + m)] : 0;)                             \
-            TINY_POS_INIT(m);                                                           \
+            IF_STABLE(q[m] = m;)                                                        \
         }                                                                               \
         STAGED_NETWORK(PLOG)                                                            \
         _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
