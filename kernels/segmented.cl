@@ -42,10 +42,10 @@
 #endif
 #define SEG_TINY (1u << SEG_TINY_LOG)
 #ifndef SEG_TINY_STAGE
-#define SEG_TINY_STAGE 0     /* 1: seg_sort_tiny through local memory (GPUs; SEG_TINY_LOG 5) */
+#define SEG_TINY_STAGE 0     /* 1: seg_sort_tiny through local memory (GPUs; SEG_TINY_LOG 5, 6) */
 #endif
-#if SEG_TINY_STAGE && SEG_TINY_LOG != 5
-#error "the staged tiny pass is written for segments of up to 32 keys"
+#if SEG_TINY_STAGE && SEG_TINY_LOG != 5 && SEG_TINY_LOG != 6
+#error "the staged tiny pass is written for segments of up to 32 or 64 keys"
 #endif
 #if VAL_BYTES
 #define STAGE_VALS_PARAM , __local val_type *sv
@@ -399,6 +399,9 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * where one per work-item would run each size the warp holds. Any offsets, however wrong, stay
  * safe: every copy stays inside a segment's clamped bounds and the stage. */
 #define STAGE_SLOTS (CLSORT_SEG_ITEM_WG * SEG_TINY)
+/* Slot x's place in the stage: tile.cl's LPAD with one padding slot in 2^psh (psh 5 or 6, the
+ * group's choice below), never past LPAD(STAGE_SLOTS). */
+#define SPAD(x) ((x) + ((x) >> psh))
 /* The network on 2^PLOG slots of k (v, q), PLOG a literal, with constant trip counts only, so
  * that every loop unrolls and every index into k is a constant. (Through the level loops of
  * SEG_BITONIC_LEVELS, whose trip counts clang 15 did not see through, its PTX kept k on the
@@ -436,21 +439,22 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * inlining gave it the constant, and k went to the stack again. */
 #define DEFINE_TINY_STAGED(PLOG)                                                        \
     static inline __attribute__((always_inline)) void tiny_sort_staged_##PLOG(         \
-        __local key_type *sk STAGE_VALS_PARAM, const uint at, const uint len)           \
+        __local key_type *sk STAGE_VALS_PARAM, const uint at, const uint len,           \
+        const uint psh)                                                                 \
     {                                                                                   \
         key_type k[1u << (PLOG)];                                                       \
         IF_VALS(val_type v[1u << (PLOG)];)                                              \
         IF_STABLE(uint q[1u << (PLOG)];)                                                \
         _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
-            k[m] = m < len ? sk[LPAD(at + m)] : KEY_VIRTUAL;                            \
-            IF_VALS(v[m] = m < len ? sv[LPAD(at + m)] : 0;)                             \
+            k[m] = m < len ? sk[SPAD(at + m)] : KEY_VIRTUAL;                            \
+            IF_VALS(v[m] = m < len ? sv[SPAD(at + m)] : 0;)                             \
             IF_STABLE(q[m] = m;)                                                        \
         }                                                                               \
         STAGED_NETWORK(PLOG)                                                            \
         _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
             if (m < len) {                                                              \
-                sk[LPAD(at + m)] = k[m];                                                \
-                IF_VALS(sv[LPAD(at + m)] = v[m];)                                       \
+                sk[SPAD(at + m)] = k[m];                                                \
+                IF_VALS(sv[SPAD(at + m)] = v[m];)                                       \
             }                                                                           \
         }                                                                               \
     }
@@ -458,6 +462,9 @@ DEFINE_TINY_STAGED(2)
 DEFINE_TINY_STAGED(3)
 DEFINE_TINY_STAGED(4)
 DEFINE_TINY_STAGED(5)
+#if SEG_TINY_LOG == 6
+DEFINE_TINY_STAGED(6)
+#endif
 
 /* Copies NSLOTS slots of the stage in from global memory: slot x from element SRC where KEEP
  * (both in terms of x), work-item t taking x = t, t + W, ...; STAGE_BATCH loads issued before
@@ -478,16 +485,16 @@ DEFINE_TINY_STAGED(5)
         _Pragma("unroll") for (uint u_ = 0; u_ < STAGE_BATCH; ++u_) {                   \
             const uint x = x0_ + u_ * W;                                                \
             if (x < (NSLOTS) && (KEEP)) {                                               \
-                sk[LPAD(x)] = to_order(bk_[u_], xf);                                    \
-                IF_VALS(sv[LPAD(x)] = bv_[u_];)                                         \
+                sk[SPAD(x)] = to_order(bk_[u_], xf);                                    \
+                IF_VALS(sv[SPAD(x)] = bv_[u_];)                                         \
             }                                                                           \
         }                                                                               \
     }
 #define STAGE_OUT(NSLOTS, DST, KEEP)                                                    \
     for (uint x = t; x < (NSLOTS); x += W)                                              \
         if (KEEP) {                                                                     \
-            keys[DST] = from_order(sk[LPAD(x)], xf);                                    \
-            IF_VALS(vals[DST] = sv[LPAD(x)];)                                           \
+            keys[DST] = from_order(sk[SPAD(x)], xf);                                    \
+            IF_VALS(vals[DST] = sv[SPAD(x)];)                                           \
         }
 /* The fixed layout: slot x is key x % SEG_TINY of the group's segment x / SEG_TINY. */
 #define FIXED_KEEP (x % SEG_TINY < llen[x / SEG_TINY])
@@ -530,6 +537,10 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
     const uint most = lmax, span = lspan;
     if (!most)
         return; /* no tiny segment here: the same answer for every work-item */
+    /* The stage's padding: one slot in 2^psh, so that where the starts are 2^psh apart the 32
+     * work-items' k-th keys fall in 32 different banks (with one in 32, starts 64 apart would
+     * share banks two by two). Uniform over the group: every copy agrees. */
+    const uint psh = SEG_TINY_LOG == 6 && most > 32 ? 6u : 5u;
     if (span) {
         STAGE_IN(span, lo + x, 1)
     } else {
@@ -538,9 +549,9 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint at = span ? (uint)(s - lo) : t * SEG_TINY;
 #if VAL_BYTES
-#define STAGED_ARGS sk, sv, at, mine
+#define STAGED_ARGS sk, sv, at, mine, psh
 #else
-#define STAGED_ARGS sk, at, mine
+#define STAGED_ARGS sk, at, mine, psh
 #endif
     if (mine) {
         if (most <= 4)
@@ -549,8 +560,15 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
             tiny_sort_staged_3(STAGED_ARGS);
         else if (most <= 16)
             tiny_sort_staged_4(STAGED_ARGS);
+#if SEG_TINY_LOG == 6
+        else if (most <= 32)
+            tiny_sort_staged_5(STAGED_ARGS);
+        else
+            tiny_sort_staged_6(STAGED_ARGS);
+#else
         else
             tiny_sort_staged_5(STAGED_ARGS);
+#endif
     }
 #undef STAGED_ARGS
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -283,10 +283,11 @@ static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, un
             off[i] = off[0] + (off[nseg] - off[0]) * i / nseg;
     }
     if (trial >= 200 && trial % 2 == 0) {
-        /* Short segments (the staged tiny pass), now and then going back: some overlap. */
+        /* Short segments (the staged tiny pass; from trial 300, up to 64 keys), now and then
+         * going back: some overlap. */
         off[0] = t_rand_below(&r, n / 2);
         for (size_t i = 1; i < nseg; ++i) {
-            const uint64_t step = t_rand_below(&r, 48);
+            const uint64_t step = t_rand_below(&r, trial >= 300 ? 88 : 48);
             off[i] = step < 12 && off[i - 1] >= 12 ? off[i - 1] - step : off[i - 1] + step - 12;
         }
     }
@@ -490,6 +491,30 @@ int main(void)
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_HUGE, 20, 0, CLSORT_AUTO, 0);
     for (unsigned trial = 0; trial < 4; ++trial)
         garbage_case(bctx, clc, q, 200 + trial);
+    /* The staged pass of up to 64 keys (GPUs, where most segments are 33..64 keys): lengths
+     * around 32 and 64 with every network, short and long ones in one work-group (its network
+     * the longest's), keys, pairs and stable pairs, the buffer variant, garbage offsets. */
+    setenv("CLSORT_SEG_TINY", "64", 1);
+    t_diag("staged tiny pass of up to 64 keys");
+    static const size_t wide_eq[] = {31, 33, 48, 63, 64, 65};
+    for (size_t e = 0; e < sizeof wide_eq / sizeof *wide_eq; ++e)
+        for (int ai = 1; ai < T_NALGOS; ++ai)
+            if (level > 0 || ai == 1 || wide_eq[e] == 63)
+                host_case(ctx, CLSORT_U32, 0, M_EQUAL, 130, wide_eq[e], t_algos[ai],
+                          CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+    host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 30, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    host_case(ctx, CLSORT_F32, 4, M_EDGES, 90, 0, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_SPECIAL);
+    host_case(ctx, CLSORT_U64, 0, M_RANDOM, 300, 30, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_FEW);
+    host_case(ctx, CLSORT_U32, 4, M_RANDOM, 300, 30, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
+    buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 50000, 30, CLSORT_AUTO, 0);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_HUGE, 20, 0, CLSORT_AUTO, 0);
+    for (unsigned trial = 0; trial < 4; ++trial)
+        garbage_case(bctx, clc, q, 300 + trial);
+    setenv("CLSORT_SEG_TINY", "32", 1);
     /* With the packed pass beside it (bins from 64 keys up), tiny bins absent from its list. */
     setenv("CLSORT_SEG_PACK", "128", 1);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 40, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
@@ -499,8 +524,17 @@ int main(void)
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_ALMOST, 300, 32, CLSORT_AUTO, 0);
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 200, 64, CLSORT_AUTO, 0);
     /* Where it pays, as GPUs choose (segments.c): mostly tiny (staged, the rest packed), mostly
-     * longer (every one packed), by the lengths (host variant) or by the mean (buffer). */
+     * up to 64 keys (staged up to 64), mostly longer (every one packed), by the lengths (host
+     * variant) or by the mean (buffer). */
+    unsetenv("CLSORT_SEG_TINY");
     setenv("CLSORT_SEG_STAGE", "auto", 1);
+    host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 24, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
+    host_case(ctx, CLSORT_U64, 8, M_EQUAL, 300, 48, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_FEW);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 300, 30, CLSORT_AUTO, 0);
+    host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 70, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
+              T_RANDOM);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 9, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
               T_RANDOM);
     host_case(ctx, CLSORT_U32, 4, M_RANDOM, 300, 40, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,

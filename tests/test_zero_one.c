@@ -87,25 +87,47 @@ static long exhaustive(clsort_algorithm algo, unsigned n, unsigned flags, uint32
 
 /* The segmented sort's networks (tiny, packed and group passes, by length): every 0/1 input of
  * every length 1..max_n as its own segment, all in one clsort_sort_segments call, so that one
- * launch of each pass holds every bin up to 2^max_n. Returns the wrong segments, -1 on failure. */
-static long exhaustive_segments(clsort_algorithm algo, unsigned max_n, unsigned flags)
+ * launch of each pass holds every bin up to 2^max_n. With wide > 0, every 64th segment is
+ * instead one of `wide` 0/1 keys (random bits, densities from sparse to dense): the staged tiny
+ * pass then pads every segment of each work-group of 64 to that group's longest, so each short
+ * input also runs through the wide network. Returns the wrong segments, -1 on failure. */
+static long exhaustive_segments(clsort_algorithm algo, unsigned max_n, unsigned flags,
+                                unsigned wide)
 {
     size_t nseg = 0, total = 0;
     for (unsigned n = 1; n <= max_n; ++n) {
         nseg += (size_t)1 << n;
         total += ((size_t)1 << n) * n;
     }
+    if (wide) {
+        nseg += nseg / 63 + 1;
+        total += (nseg / 64 + 1) * wide;
+    }
     uint32_t *keys = t_xmalloc(total * sizeof *keys);
     uint64_t *off = t_xmalloc((nseg + 1) * sizeof *off);
+    uint32_t *ones = t_xmalloc(nseg * sizeof *ones);
+    t_rng r = t_rng_for(algo, flags, wide, max_n);
     size_t s = 0, at = 0;
     off[0] = 0;
     for (unsigned n = 1; n <= max_n; ++n)
         for (size_t j = 0; j < ((size_t)1 << n); ++j) {
+            if (wide && s % 64 == 63) {
+                const uint64_t density = 1 + t_rand_below(&r, 15);
+                ones[s] = 0;
+                for (unsigned i = 0; i < wide; ++i) {
+                    keys[at + i] = t_rand_below(&r, 16) < density;
+                    ones[s] += keys[at + i];
+                }
+                at += wide;
+                off[++s] = at;
+            }
             for (unsigned i = 0; i < n; ++i)
                 keys[at + i] = (uint32_t)(j >> i) & 1;
+            ones[s] = (uint32_t)popcount32((uint32_t)j);
             at += n;
             off[++s] = at;
         }
+    nseg = s;
     const int rc = clsort_sort_segments(ctx, keys, NULL, 0, off, nseg, CLSORT_U32, algo,
                                         flags | CLSORT_NO_HOST_FALLBACK);
     long bad = 0;
@@ -115,20 +137,19 @@ static long exhaustive_segments(clsort_algorithm algo, unsigned max_n, unsigned 
         bad = -1;
     }
     const int desc = (flags & CLSORT_DESCENDING) != 0;
-    s = 0;
-    for (unsigned n = 1; n <= max_n && bad >= 0; ++n)
-        for (size_t j = 0; j < ((size_t)1 << n); ++j, ++s) {
-            const unsigned ones = (unsigned)popcount32((uint32_t)j);
-            const uint32_t *out = keys + off[s];
-            int ok = 1;
-            for (unsigned i = 0; i < n; ++i)
-                if (out[i] != (uint32_t)(desc ? (i < ones) : (i >= n - ones)))
-                    ok = 0;
-            if (!ok && bad++ == 0)
-                t_diag("segment of n=%u, input %zu, sorted wrong", n, j);
-        }
+    for (s = 0; s < nseg && bad >= 0; ++s) {
+        const size_t n = off[s + 1] - off[s];
+        const uint32_t *out = keys + off[s];
+        int ok = 1;
+        for (size_t i = 0; i < n; ++i)
+            if (out[i] != (uint32_t)(desc ? (i < ones[s]) : (i >= n - ones[s])))
+                ok = 0;
+        if (!ok && bad++ == 0)
+            t_diag("segment %zu (%zu keys, %u ones) sorted wrong", s, n, ones[s]);
+    }
     free(keys);
     free(off);
+    free(ones);
     return bad;
 }
 
@@ -289,34 +310,40 @@ int main(void)
     free(keys);
     /* The segmented passes: each network as the device picks its passes, then each with the
      * staged tiny pass forced (one work-item a segment through local memory, as GPUs run
-     * segments up to 32 keys), then bitonic with the packed pass forced (no tiny pass; 2, 16
-     * and 32 keys a work-item on a CPU's group of 64 or a GPU's of 256), as GPUs run it. */
+     * segments up to 32 keys; and up to 64, with a 64-key segment in every work-group so that
+     * each short input runs through the 64-slot network), then bitonic with the packed pass
+     * forced (no tiny pass; 2, 16 and 32 keys a work-item on a CPU's group of 64 or a GPU's of
+     * 256), as GPUs run it. */
     {
         clsort_device_info info;
         clsort_get_device_info(ctx, &info);
         const unsigned wg = strcmp(info.type, "gpu") ? 64 : 256;
-        static const unsigned per_item[5] = {0, 0, 2, 16, 32};
-        for (int pi = 0; pi < 5; ++pi)
-            for (size_t ni = 0; ni < (pi > 1 ? 1 : sizeof networks / sizeof *networks); ++ni)
+        static const unsigned per_item[6] = {0, 0, 0, 2, 16, 32};
+        for (int pi = 0; pi < 6; ++pi)
+            for (size_t ni = 0; ni < (pi > 2 ? 1 : sizeof networks / sizeof *networks); ++ni)
                 for (unsigned dir = 0; dir < 2; ++dir) {
                     char pack[32];
                     snprintf(pack, sizeof pack, "%u", per_item[pi] * wg);
-                    if (pi == 1) {
-                        setenv("CLSORT_SEG_TINY", "32", 1);
+                    if (pi == 1 || pi == 2) {
+                        setenv("CLSORT_SEG_TINY", pi == 1 ? "32" : "64", 1);
                         setenv("CLSORT_SEG_STAGE", "1", 1);
                     } else if (pi) {
                         setenv("CLSORT_SEG_TINY", "0", 1);
                         setenv("CLSORT_SEG_PACK", pack, 1);
                     }
                     const long b = exhaustive_segments(networks[ni], max_n,
-                                                       dir ? CLSORT_DESCENDING : 0);
+                                                       dir ? CLSORT_DESCENDING : 0,
+                                                       pi == 2 ? 64 : 0);
                     unsetenv("CLSORT_SEG_TINY");
                     unsetenv("CLSORT_SEG_STAGE");
                     unsetenv("CLSORT_SEG_PACK");
                     t_ok(b == 0, "segments, %s%s%s %s: every 0/1 input of every length 1..%u",
                          t_algo_name(networks[ni]),
-                         pi == 1 ? ", staged tiny pass" : pi ? ", packed tile up to " : "",
-                         pi > 1 ? pack : "", dir ? "desc" : "asc", max_n);
+                         pi == 1   ? ", staged tiny pass"
+                         : pi == 2 ? ", staged tiny pass of 64 (a 64-key segment a group)"
+                         : pi      ? ", packed tile up to "
+                                   : "",
+                         pi > 2 ? pack : "", dir ? "desc" : "asc", max_n);
                 }
     }
     test_random_batches();

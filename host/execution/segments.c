@@ -26,11 +26,11 @@ unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_
 }
 
 /* The staged tiny pass's local memory (kernels/segmented.cl, seg_sort_tiny with
- * SEG_TINY_STAGE): CLSORT_SEG_ITEM_WG segments of 32 slots with tile.cl's padding, and each
+ * SEG_TINY_STAGE): CLSORT_SEG_ITEM_WG segments of `tiny` slots with tile.cl's padding, and each
  * segment's bounds. */
-static size_t stage_bytes(clsort_type type, size_t value_size)
+static size_t stage_bytes(clsort_type type, size_t value_size, unsigned tiny)
 {
-    const size_t slots = (size_t)CLSORT_SEG_ITEM_WG * 32;
+    const size_t slots = (size_t)CLSORT_SEG_ITEM_WG * tiny;
     return (slots + slots / 32) * (clsort_type_size(type) + value_size) +
            CLSORT_SEG_ITEM_WG * 12 + 16;
 }
@@ -47,7 +47,7 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
      * work-group barrier than to spilled private arrays, so there one work-item per segment
      * reads its own keys, up to TINY_CPU of them (docs/perf.md). */
     const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
-    const int fits = stage_bytes(type, value_size) <= ctx->dev.local_mem;
+    const int fits = stage_bytes(type, value_size, 32) <= ctx->dev.local_mem;
     unsigned tiny = gpu ? (fits ? 32u : 0u) : TINY_CPU;
     const char *env = getenv("CLSORT_SEG_TINY");
     if (env && (!strcmp(env, "0") || !strcmp(env, "32") || !strcmp(env, "64") ||
@@ -56,7 +56,10 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
     const char *st = getenv("CLSORT_SEG_STAGE");
     const int want = !st || !*st ? gpu : !strcmp(st, "0") ? 0 : !strcmp(st, "auto") ? 1 : 2;
     if (staged)
-        *staged = tiny == 32 && fits ? want : 0;
+        *staged = (tiny == 32 || tiny == 64) &&
+                          stage_bytes(type, value_size, tiny) <= ctx->dev.local_mem
+                      ? want
+                      : 0;
     return tiny;
 }
 
@@ -77,6 +80,22 @@ int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg)
      * 0.178-0.185; equal 32 0.102 against 0.098-0.108, so equal lengths lose nothing either
      * way. Written without a division: nseg * 21 cannot overflow (nseg < 2^32). */
     return nseg && cap <= nseg * 21;
+}
+
+int clsort__seg_stage_wide(const clsort_ctx *ctx, clsort_type type, size_t value_size)
+{
+    /* CLSORT_SEG_STAGE=auto applies the GPUs' rule on any device (tests on PoCL). */
+    const char *tiny = getenv("CLSORT_SEG_TINY"), *st = getenv("CLSORT_SEG_STAGE");
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    if ((tiny && *tiny) || (st && *st ? strcmp(st, "auto") != 0 : !gpu))
+        return 0;
+    return stage_bytes(type, value_size, 64) <= ctx->dev.local_mem;
+}
+
+int clsort__seg_stage_blind_wide(uint64_t cap, uint64_t nseg)
+{
+    /* clsort__seg_stage_blind's rule at 64 keys: 2s = 64 / 0.75, s = 42. */
+    return nseg && cap <= nseg * 42;
 }
 
 unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t value_size,

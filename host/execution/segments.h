@@ -24,7 +24,7 @@ unsigned clsort__seg_tile(const clsort_ctx *ctx, clsort_type type, size_t value_
 unsigned clsort__seg_wg(const clsort_ctx *ctx, unsigned tile);
 /* Segments up to this many keys are sorted by one work-item each (SEG_TINY: 0 for none, or 32
  * to 128) for this key type and value size; *staged (unless NULL) receives whether through
- * local memory (SEG_TINY_STAGE: GPUs, 32 keys), where the pass takes the segments by index
+ * local memory (SEG_TINY_STAGE: GPUs, 32 or 64 keys), where the pass takes the segments by index
  * and the list holds none of them: 0 no, 1 where it pays (clsort__seg_stage_pays), 2 always
  * (CLSORT_SEG_STAGE=1, for tests; =auto gives 1 on any device). */
 unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_size,
@@ -36,6 +36,13 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
  * lengths, goes by the mean: cap elements in nseg segments, at most 21 (segments.c). */
 int clsort__seg_stage_pays(uint64_t tiny, uint64_t all);
 int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg);
+/* Where the staged pass would not pay at 32 keys: whether it may take segments of up to 64
+ * (SEG_TINY_LOG 6: a 64-slot network a work-item), for this key type and value size on this
+ * device, when the GPUs' default applies (no CLSORT_SEG_TINY, CLSORT_SEG_STAGE unset or auto)
+ * and the stage fits; then the same rules with 64 in place of 32 (the buffer variant: a mean of
+ * at most 42, clsort__seg_stage_blind_wide). */
+int clsort__seg_stage_wide(const clsort_ctx *ctx, clsort_type type, size_t value_size);
+int clsort__seg_stage_blind_wide(uint64_t cap, uint64_t nseg);
 /* The packed tile (TILE of seg_sort_packed): segments longer than tiny and up to this many keys
  * are packed several to a work-group's tile; 0 when the packed pass is not used (stable pairs,
  * networks other than bitonic, or no tile shape for this group size). */

@@ -123,6 +123,8 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
                               desc->algo == CLSORT_BITONIC)) {
         tiny = 0; /* the API's split: every segment up to the packed tile packed */
         staged = 0;
+    } else if (staged == 1 && desc->stage_wide) {
+        tiny = 64; /* the API's split: staged up to 64 keys */
     }
     sg->tiny_log = tiny == 128 ? 7 : tiny == 64 ? 6 : tiny == 32 ? 5 : 0;
     sg->tiny_staged = staged != 0;

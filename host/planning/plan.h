@@ -29,6 +29,8 @@ typedef struct clsort__seg_desc {
     uint64_t tiny_items;        /* upper bound on the tiny segments, 0: none */
     int pack_tiny;              /* the packed pass takes the tiny segments too, where the
                                  * device would stage them (mostly longer ones: segments.h) */
+    int stage_wide;             /* the staged pass takes segments of up to 64 keys, where the
+                                 * device stages (clsort__seg_stage_wide) */
     uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
     uint64_t groups;            /* work-groups for the group pass, 0: none */
     uint64_t large_len;         /* at least the longest segment above 4096 keys (at most
