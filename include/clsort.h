@@ -273,7 +273,8 @@ CLSORT_API int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_si
  *  CLSORT_DESCENDING, CLSORT_STABLE (pairs: keys that compare equal keep their input order
  *  within their segment) and CLSORT_NO_HOST_FALLBACK. Blocks until done.
  *  Segments of up to 32 keys are sorted by one work-item each (on GPUs where most segments
- *  are that short; else with the longer ones), those up to a tile (up to 4096 keys) by one
+ *  are that short, or up to 64 keys where most are up to 64; else with the longer ones), those
+ *  up to a tile (up to 4096 keys) by one
  *  work-group each or several to a work-group, all in one set of launches. Longer ones: on
  *  GPUs with bitonic (AUTO) and without CLSORT_STABLE, every segment of up to 2^31 keys in the
  *  same set of launches, each by as many work-groups as its length fills (clsort_sort's passes

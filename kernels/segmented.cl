@@ -416,54 +416,64 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
                     BODY                                                                \
                 }                                                                       \
             }
+/* TINY_OP on slots a < b where b < L: the slots from L up hold virtual keys from the start
+ * (L is at least the length), and a comparator puts its minimum low, so one with its upper slot
+ * there never moves a key; with L a literal the test goes at compile time. */
+#define STAGED_OP(L, a, b)                                                              \
+    if ((b) < (L))                                                                      \
+        TINY_OP(a, b);
+/* The network on the first L of 2^PLOG slots of k (v, q). The transposition network needs L
+ * rounds for L slots. */
 #if SEG_NET == 2
-#define STAGED_NETWORK(PLOG)                                                            \
-    _Pragma("unroll") for (uint r_ = 0; r_ < (1u << (PLOG)); ++r_)                      \
+#define STAGED_NETWORK(PLOG, L)                                                         \
+    _Pragma("unroll") for (uint r_ = 0; r_ < (L); ++r_)                                 \
         _Pragma("unroll") for (uint c_ = 0; c_ < (1u << (PLOG)) / 2; ++c_)              \
-            if (2 * c_ + (r_ & 1) + 1 < (1u << (PLOG)))                                 \
-                TINY_OP(2 * c_ + (r_ & 1), 2 * c_ + (r_ & 1) + 1);
+            STAGED_OP(L, 2 * c_ + (r_ & 1), 2 * c_ + (r_ & 1) + 1)
 #elif SEG_NET == 1
-#define STAGED_NETWORK(PLOG)                                                            \
+#define STAGED_NETWORK(PLOG, L)                                                         \
     UNROLLED_LEVELS(PLOG, const uint pos_ = 2 * c_ - (c_ & (st_ - 1));                  \
-                    if (d_ == 0) TINY_OP(pos_, pos_ + st_);                             \
-                    else if ((c_ & ((sz_ >> 1) - 1)) >= st_) TINY_OP(pos_ - st_, pos_);)
+                    if (d_ == 0) { STAGED_OP(L, pos_, pos_ + st_) }                     \
+                    else if ((c_ & ((sz_ >> 1) - 1)) >= st_) { STAGED_OP(L, pos_ - st_, pos_) })
 #else
-#define STAGED_NETWORK(PLOG)                                                            \
+#define STAGED_NETWORK(PLOG, L)                                                         \
     UNROLLED_LEVELS(PLOG, const uint a_ = insert_zero_u32(c_, st_);                     \
-                    TINY_OP(a_, d_ == 0 ? a_ ^ (sz_ - 1) : a_ + st_);)
+                    STAGED_OP(L, a_, d_ == 0 ? a_ ^ (sz_ - 1) : a_ + st_))
 #endif
 
-/* Sorts the len keys at slots at .. at + len - 1 of the stage, padded to 2^PLOG slots. One
- * function per PLOG, each with the literal in its body: clang 15 compiled the loops of a
- * function taking PLOG as an argument (partly unrolled, then marked not to unroll) before
- * inlining gave it the constant, and k went to the stack again. */
-#define DEFINE_TINY_STAGED(PLOG)                                                        \
-    static inline __attribute__((always_inline)) void tiny_sort_staged_##PLOG(         \
+/* Sorts the len (<= L) keys at slots at .. at + len - 1 of the stage, padded to L slots, with
+ * the network of 2^PLOG slots cut to its first L (L = 24 keeps 168 of the 32-slot bitonic
+ * network's 240 comparators). One function per size, each with its
+ * literals in its body: clang 15 compiled the loops of a function taking PLOG as an argument
+ * (partly unrolled, then marked not to unroll) before inlining gave it the constant, and k went
+ * to the stack again. */
+#define DEFINE_TINY_STAGED(PLOG, L)                                                     \
+    static inline __attribute__((always_inline)) void tiny_sort_staged_##L(            \
         __local key_type *sk STAGE_VALS_PARAM, const uint at, const uint len,           \
         const uint psh)                                                                 \
     {                                                                                   \
-        key_type k[1u << (PLOG)];                                                       \
-        IF_VALS(val_type v[1u << (PLOG)];)                                              \
-        IF_STABLE(uint q[1u << (PLOG)];)                                                \
-        _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
+        key_type k[L];                                                                  \
+        IF_VALS(val_type v[L];)                                                         \
+        IF_STABLE(uint q[L];)                                                           \
+        _Pragma("unroll") for (uint m = 0; m < (L); ++m) {                              \
             k[m] = m < len ? sk[SPAD(at + m)] : KEY_VIRTUAL;                            \
             IF_VALS(v[m] = m < len ? sv[SPAD(at + m)] : 0;)                             \
             IF_STABLE(q[m] = m;)                                                        \
         }                                                                               \
-        STAGED_NETWORK(PLOG)                                                            \
-        _Pragma("unroll") for (uint m = 0; m < (1u << (PLOG)); ++m) {                   \
+        STAGED_NETWORK(PLOG, L)                                                         \
+        _Pragma("unroll") for (uint m = 0; m < (L); ++m) {                              \
             if (m < len) {                                                              \
                 sk[SPAD(at + m)] = k[m];                                                \
                 IF_VALS(sv[SPAD(at + m)] = v[m];)                                       \
             }                                                                           \
         }                                                                               \
     }
-DEFINE_TINY_STAGED(2)
-DEFINE_TINY_STAGED(3)
-DEFINE_TINY_STAGED(4)
-DEFINE_TINY_STAGED(5)
+DEFINE_TINY_STAGED(2, 4)
+DEFINE_TINY_STAGED(3, 8)
+DEFINE_TINY_STAGED(4, 16)
+DEFINE_TINY_STAGED(5, 24)
+DEFINE_TINY_STAGED(5, 32)
 #if SEG_TINY_LOG == 6
-DEFINE_TINY_STAGED(6)
+DEFINE_TINY_STAGED(6, 64)
 #endif
 
 /* Copies NSLOTS slots of the stage in from global memory: slot x from element SRC where KEEP
@@ -553,21 +563,27 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #else
 #define STAGED_ARGS sk, at, mine, psh
 #endif
+    /* One network for the group, its longest segment's: where work-items were reordered by
+     * length so that each warp ran its own longest's network, lengths uniform in 1..32 and
+     * 1..64 took 3-40% longer (H200, 2026-11-28: the warps of a multiprocessor then run up to
+     * nine networks' code at once). */
     if (mine) {
         if (most <= 4)
-            tiny_sort_staged_2(STAGED_ARGS);
-        else if (most <= 8)
-            tiny_sort_staged_3(STAGED_ARGS);
-        else if (most <= 16)
             tiny_sort_staged_4(STAGED_ARGS);
+        else if (most <= 8)
+            tiny_sort_staged_8(STAGED_ARGS);
+        else if (most <= 16)
+            tiny_sort_staged_16(STAGED_ARGS);
+        else if (most <= 24)
+            tiny_sort_staged_24(STAGED_ARGS);
 #if SEG_TINY_LOG == 6
         else if (most <= 32)
-            tiny_sort_staged_5(STAGED_ARGS);
+            tiny_sort_staged_32(STAGED_ARGS);
         else
-            tiny_sort_staged_6(STAGED_ARGS);
+            tiny_sort_staged_64(STAGED_ARGS);
 #else
         else
-            tiny_sort_staged_5(STAGED_ARGS);
+            tiny_sort_staged_32(STAGED_ARGS);
 #endif
     }
 #undef STAGED_ARGS

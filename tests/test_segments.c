@@ -476,7 +476,7 @@ int main(void)
         host_case(ctx, CLSORT_U32, m % 3 == 1 ? 4 : 0, (mix)m, m == M_HUGE ? 30 : 200,
                   m == M_FULL || m == M_ONEBIN ? 16 : 12, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
                   T_RANDOM);
-    static const size_t tiny_eq[] = {2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33};
+    static const size_t tiny_eq[] = {2, 3, 4, 5, 8, 9, 15, 16, 17, 24, 25, 31, 32, 33};
     for (size_t e = 0; e < sizeof tiny_eq / sizeof *tiny_eq; ++e)
         for (int ai = 1; ai < T_NALGOS; ++ai)
             if (level > 0 || ai == 1 || tiny_eq[e] == 31)
@@ -492,8 +492,9 @@ int main(void)
     for (unsigned trial = 0; trial < 4; ++trial)
         garbage_case(bctx, clc, q, 200 + trial);
     /* The staged pass of up to 64 keys (GPUs, where most segments are 33..64 keys): lengths
-     * around 32 and 64 with every network, short and long ones in one work-group (its network
-     * the longest's), keys, pairs and stable pairs, the buffer variant, garbage offsets. */
+     * around 32, 48 and 64 with every network, short and long ones in one work-group (its
+     * network the longest's), keys, pairs and stable pairs, the buffer variant, garbage
+     * offsets. */
     setenv("CLSORT_SEG_TINY", "64", 1);
     t_diag("staged tiny pass of up to 64 keys");
     static const size_t wide_eq[] = {31, 33, 48, 63, 64, 65};

@@ -87,10 +87,12 @@ static long exhaustive(clsort_algorithm algo, unsigned n, unsigned flags, uint32
 
 /* The segmented sort's networks (tiny, packed and group passes, by length): every 0/1 input of
  * every length 1..max_n as its own segment, all in one clsort_sort_segments call, so that one
- * launch of each pass holds every bin up to 2^max_n. With wide > 0, every 64th segment is
- * instead one of `wide` 0/1 keys (random bits, densities from sparse to dense): the staged tiny
- * pass then pads every segment of each work-group of 64 to that group's longest, so each short
- * input also runs through the wide network. Returns the wrong segments, -1 on failure. */
+ * launch of each pass holds every bin up to 2^max_n. With wide > 16, every 64th segment is
+ * instead one of 17 .. wide 0/1 keys (in turn; random bits, densities from sparse to dense):
+ * the staged tiny pass then runs every segment of that work-group through the network for the
+ * group's longest (24, 32 or 64 slots), so the short inputs go through those networks too, and
+ * each of them meets 0/1 inputs of its full length. Returns the wrong segments, -1 on
+ * failure. */
 static long exhaustive_segments(clsort_algorithm algo, unsigned max_n, unsigned flags,
                                 unsigned wide)
 {
@@ -113,12 +115,13 @@ static long exhaustive_segments(clsort_algorithm algo, unsigned max_n, unsigned 
         for (size_t j = 0; j < ((size_t)1 << n); ++j) {
             if (wide && s % 64 == 63) {
                 const uint64_t density = 1 + t_rand_below(&r, 15);
+                const unsigned w = 17 + (unsigned)(s / 64) % (wide - 16);
                 ones[s] = 0;
-                for (unsigned i = 0; i < wide; ++i) {
+                for (unsigned i = 0; i < w; ++i) {
                     keys[at + i] = t_rand_below(&r, 16) < density;
                     ones[s] += keys[at + i];
                 }
-                at += wide;
+                at += w;
                 off[++s] = at;
             }
             for (unsigned i = 0; i < n; ++i)
@@ -310,8 +313,8 @@ int main(void)
     free(keys);
     /* The segmented passes: each network as the device picks its passes, then each with the
      * staged tiny pass forced (one work-item a segment through local memory, as GPUs run
-     * segments up to 32 keys; and up to 64, with a 64-key segment in every work-group so that
-     * each short input runs through the 64-slot network), then bitonic with the packed pass
+     * segments up to 32 keys; and up to 64, with a segment of 17..64 keys in every work-group so
+     * that short inputs run through the networks of 24, 32 and 64 slots too), then bitonic with the packed pass
      * forced (no tiny pass; 2, 16 and 32 keys a work-item on a CPU's group of 64 or a GPU's of
      * 256), as GPUs run it. */
     {
@@ -340,7 +343,7 @@ int main(void)
                     t_ok(b == 0, "segments, %s%s%s %s: every 0/1 input of every length 1..%u",
                          t_algo_name(networks[ni]),
                          pi == 1   ? ", staged tiny pass"
-                         : pi == 2 ? ", staged tiny pass of 64 (a 64-key segment a group)"
+                         : pi == 2 ? ", staged tiny pass of 64 (a 17..64-key segment a group)"
                          : pi      ? ", packed tile up to "
                                    : "",
                          pi > 2 ? pack : "", dir ? "desc" : "asc", max_n);

@@ -13,6 +13,8 @@ for f in sorted(glob.glob(d + '/*.clbin')):
     for l in (r.stdout + r.stderr).splitlines():
         m = re.search(r"Compiling entry function '(\w+)'", l)
         if m: name = m.group(1)
+        m = re.search(r'(\d+) bytes spill stores', l)
+        if m and name and m.group(1) != '0': out.append('%s:spill%s' % (name, m.group(1)))
         m = re.search(r'Used (\d+) registers', l)
         if m and name: out.append('%s:%s' % (name, m.group(1)))
     print(os.path.basename(f)[:10], ' '.join(out))
