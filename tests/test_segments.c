@@ -534,6 +534,7 @@ int main(void)
     host_case(ctx, CLSORT_U64, 8, M_EQUAL, 300, 48, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
               T_FEW);
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 300, 30, CLSORT_AUTO, 0);
+    buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 30, CLSORT_AUTO, CLSORT_STABLE);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 70, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
               T_RANDOM);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 9, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,

@@ -355,9 +355,13 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.tiny_items = nseg;
     int staged = 0;
     clsort__seg_tiny(ctx, type, vs, &staged);
+    /* Up to 64 keys staged only where the longer ones would be packed (bitonic, not stable),
+     * as in the host variant: elsewhere the group pass takes them and needs its groups. */
     d.stage_wide = staged && !clsort__seg_stage_blind(cap, nseg) &&
                    clsort__seg_stage_blind_wide(cap, nseg) &&
-                   clsort__seg_stage_wide(ctx, type, vs);
+                   clsort__seg_stage_wide(ctx, type, vs) &&
+                   clsort__seg_pack_tile(ctx, type, vs, 0, (flags & CLSORT_STABLE) != 0,
+                                         d.algo == CLSORT_BITONIC) != 0;
     const int mostly_tiny = staged && (d.stage_wide || clsort__seg_stage_blind(cap, nseg));
     d.pack_tiny = !mostly_tiny;
     /* Mostly tiny segments: the packed and group passes will mostly find nothing to do, and
