@@ -392,12 +392,12 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * (seg_scatter). The group copies its tiny segments' keys into local memory coalesced (one
  * work-item reading its own segment would stride across the warp): as one span where they lie
  * back to back, else segment j into SEG_TINY slots of its own at j * SEG_TINY, copied by
- * SEG_TINY consecutive work-items. Work-item j then sorts its segment in registers (LPAD puts
+ * SEG_TINY consecutive work-items. Work-item j then sorts its segment in registers (SPAD puts
  * the 32 work-items' k-th keys in 32 different banks where the starts are 32 or a power of two
  * apart) and stores it back, and the group copies the keys out. The network's size is the
- * group's longest tiny segment rounded up to a power of two: one branch for the whole group,
- * where one per work-item would run each size the warp holds. Any offsets, however wrong, stay
- * safe: every copy stays inside a segment's clamped bounds and the stage. */
+ * group's longest tiny segment rounded up to 4, 8, 16, 24, 32 or 64 slots: one branch for the
+ * whole group, where one per work-item would run each size the warp holds. Any offsets, however
+ * wrong, stay safe: every copy stays inside a segment's clamped bounds and the stage. */
 #define STAGE_SLOTS (CLSORT_SEG_ITEM_WG * SEG_TINY)
 /* Slot x's place in the stage: tile.cl's LPAD with one padding slot in 2^psh (psh 5 or 6, the
  * group's choice below), never past LPAD(STAGE_SLOTS). */
@@ -563,10 +563,11 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #else
 #define STAGED_ARGS sk, at, mine, psh
 #endif
-    /* One network for the group, its longest segment's: where work-items were reordered by
-     * length so that each warp ran its own longest's network, lengths uniform in 1..32 and
-     * 1..64 took 3-40% longer (H200, 2026-11-28: the warps of a multiprocessor then run up to
-     * nine networks' code at once). */
+    /* One network for the group, its longest segment's. Work-items reordered by length, so
+     * that each warp ran its own longest's network (with networks cut to 40, 48 and 56 slots
+     * too), made lengths uniform in 1..32, 1..48 and 1..64 3%, 10% and 34% slower and u32 pairs
+     * in 1..64 72% (H200, 2026-11-28): the warps of a multiprocessor then ran up to nine
+     * networks' code at once. */
     if (mine) {
         if (most <= 4)
             tiny_sort_staged_4(STAGED_ARGS);
