@@ -535,6 +535,12 @@ int main(void)
               T_FEW);
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 300, 30, CLSORT_AUTO, 0);
     buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 30, CLSORT_AUTO, CLSORT_STABLE);
+    /* The odd-even networks (no packed pass) stage up to 64 keys wherever some are 33..64. */
+    host_case(ctx, CLSORT_U32, 4, M_RANDOM, 300, 40, CLSORT_ODD_EVEN_MERGE,
+              CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+    host_case(ctx, CLSORT_I32, 0, M_EDGES, 90, 0, CLSORT_ODD_EVEN_TRANSPOSITION,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_DESCENDING, T_SPECIAL);
+    buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 300, 60, CLSORT_ODD_EVEN_MERGE, 0);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 70, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
               T_RANDOM);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 9, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,

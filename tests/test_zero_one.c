@@ -314,9 +314,9 @@ int main(void)
     /* The segmented passes: each network as the device picks its passes, then each with the
      * staged tiny pass forced (one work-item a segment through local memory, as GPUs run
      * segments up to 32 keys; and up to 64, with a segment of 17..64 keys in every work-group so
-     * that short inputs run through the networks of 24, 32 and 64 slots too), then bitonic with the packed pass
-     * forced (no tiny pass; 2, 16 and 32 keys a work-item on a CPU's group of 64 or a GPU's of
-     * 256), as GPUs run it. */
+     * that short inputs run through the networks of 24, 32 and 64 slots too), then bitonic with
+     * the packed pass forced (no tiny pass; 2, 16 and 32 keys a work-item on a CPU's group of 64
+     * or a GPU's of 256), as GPUs run it. */
     {
         clsort_device_info info;
         clsort_get_device_info(ctx, &info);

@@ -197,7 +197,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         c.all64 &= len == 64;
         c.tiny += len >= 2 && len <= tiny;
         c.packed += len >= 2 && len > tiny && len <= pack;
-        c.wide += len > tiny && len <= 64 && len <= pack;
+        c.wide += len > tiny && len <= 64; /* packed where pack (> 32, so >= 64), else group */
         c.group += len > tiny && len > pack && len <= group_max;
         if (len > group_max && len <= large_max) {
             c.large += 1;
@@ -222,6 +222,18 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
             c.tiny = 0;
             c.pack_tiny = 1;
         }
+    } else if (staged == 1 && !pack && !stable && tiny == 32 && c.wide &&
+               c.wide * 256 >= c.tiny && clsort__seg_stage_wide(ctx, type, vs)) {
+        /* The odd-even networks have no packed pass: their segments of 33..64 keys would go to
+         * the group pass, a work-group each, which took 2.06 ms for 2^24 u32 keys in segments of
+         * 48 against 0.071 staged (odd-even merge; transposition 1.81 against 0.141; uniform in
+         * 1..64: 1.59 against 0.086 and 1.42 against 0.194; H200, 2026-11-28): about 6 ns a
+         * segment, against 0.01 ns that the 64-slot program's registers cost each shorter one
+         * (0.061 -> 0.072 ms for 2^20 segments of 16 keys, bitonic), so from one in 256 on.
+         * Stable pairs, whose staged program carries positions too, were not measured. */
+        c.tiny += c.wide;
+        c.group -= c.wide;
+        c.stage_wide = 1;
     }
     if (c.tiny || c.packed || c.group || c.large)
         rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, &c, large_max);
@@ -355,14 +367,17 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.tiny_items = nseg;
     int staged = 0;
     clsort__seg_tiny(ctx, type, vs, &staged);
-    /* Up to 64 keys staged only where the longer ones would be packed (bitonic, not stable),
-     * as in the host variant: elsewhere the group pass takes them and needs its groups. */
-    d.stage_wide = staged && !clsort__seg_stage_blind(cap, nseg) &&
-                   clsort__seg_stage_blind_wide(cap, nseg) &&
-                   clsort__seg_stage_wide(ctx, type, vs) &&
-                   clsort__seg_pack_tile(ctx, type, vs, 0, (flags & CLSORT_STABLE) != 0,
-                                         d.algo == CLSORT_BITONIC) != 0;
-    const int mostly_tiny = staged && (d.stage_wide || clsort__seg_stage_blind(cap, nseg));
+    /* Up to 64 keys staged as in the host variant: with bitonic where the mean says most are
+     * that short; with the odd-even networks (no packed pass: a work-group each otherwise, 20-30
+     * times slower) always; stable pairs not (not measured). */
+    const int stable = (flags & CLSORT_STABLE) != 0,
+              bitonic = d.algo == CLSORT_BITONIC,
+              packs = clsort__seg_pack_tile(ctx, type, vs, 0, stable, bitonic) != 0,
+              blind_wide = clsort__seg_stage_blind_wide(cap, nseg);
+    d.stage_wide = staged && !stable && clsort__seg_stage_wide(ctx, type, vs) &&
+                   (packs ? !clsort__seg_stage_blind(cap, nseg) && blind_wide : 1);
+    const int mostly_tiny =
+        staged && (clsort__seg_stage_blind(cap, nseg) || (d.stage_wide && blind_wide));
     d.pack_tiny = !mostly_tiny;
     /* Mostly tiny segments: the packed and group passes will mostly find nothing to do, and
      * fewer groups find that sooner (segments.h). */

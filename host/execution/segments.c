@@ -39,22 +39,22 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
                           int *staged)
 {
     /* CLSORT_SEG_TINY (0, 32, 64 or 128) overrides, for measurements; CLSORT_SEG_STAGE (0, 1
-     * or auto) turns the staged form off, on, or on where it pays (the GPUs' default), where
-     * the length is 32 and it fits. GPUs sort the segments up to 32 keys one a work-item
+     * or auto) turns the staged form off, on, or on where it pays (the GPUs' default, and with
+     * auto the GPUs' length of 32 on any device), where the length is 32 or 64 and it fits. GPUs sort the segments up to 32 keys one a work-item
      * through local memory, the group copying each segment's keys coalesced (one work-item
      * reading its own segment strides across the warp), and longer ones up to the packed tile
      * in packed tiles. PoCL vectorises work-items across SIMD lanes and loses far more per
      * work-group barrier than to spilled private arrays, so there one work-item per segment
      * reads its own keys, up to TINY_CPU of them (docs/perf.md). */
-    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    const char *st = getenv("CLSORT_SEG_STAGE");
+    const int like_gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) || (st && !strcmp(st, "auto"));
     const int fits = stage_bytes(type, value_size, 32) <= ctx->dev.local_mem;
-    unsigned tiny = gpu ? (fits ? 32u : 0u) : TINY_CPU;
+    unsigned tiny = like_gpu ? (fits ? 32u : 0u) : TINY_CPU;
     const char *env = getenv("CLSORT_SEG_TINY");
     if (env && (!strcmp(env, "0") || !strcmp(env, "32") || !strcmp(env, "64") ||
                 !strcmp(env, "128")))
         tiny = (unsigned)atoi(env);
-    const char *st = getenv("CLSORT_SEG_STAGE");
-    const int want = !st || !*st ? gpu : !strcmp(st, "0") ? 0 : !strcmp(st, "auto") ? 1 : 2;
+    const int want = !st || !*st ? like_gpu : !strcmp(st, "0") ? 0 : !strcmp(st, "auto") ? 1 : 2;
     if (staged)
         *staged = (tiny == 32 || tiny == 64) &&
                           stage_bytes(type, value_size, tiny) <= ctx->dev.local_mem
