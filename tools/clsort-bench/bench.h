@@ -53,6 +53,7 @@ typedef struct bench_opts {
     size_t seg_sizes[16];      /* typical segment lengths s */
     int nseg_sizes;
     unsigned seg_mixes;        /* bit 0 equal, 1 uniform 1..2s, 2 power-law */
+    int seg_stable;            /* --stable: CLSORT_STABLE on the segmented mode's pair types */
     int types_given;           /* -t was given (the top-k mode defaults to u32,f32) */
     int topk;                  /* --topk: the top-k mode (bench_topk.c) */
     int topk_scale;            /* --topk-scale S: the cells' totals divided by 2^S */

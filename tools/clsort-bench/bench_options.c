@@ -38,6 +38,9 @@ static void print_usage(FILE *f)
           "      --seg-sizes LIST     segment lengths s (default 16,32,64,...,4096)\n"
           "      --seg-mixes LIST     equal,uniform,power (default all: equal lengths s, uniform\n"
           "                           in 1..2s, power-law 2^U(0..16))\n"
+          "      --stable             segmented mode: pair types with CLSORT_STABLE, each value\n"
+          "                           its key's input position, keys in 0..255 (many ties), and\n"
+          "                           the values checked against the one stable order\n"
           "      --topk               top-k mode: device time of clsort_topk_buffer on rows x n\n"
           "                           in 1x2^24, 2^6x2^18, 2^10x2^14, 2^14x2^10, 2^16x2^8 and\n"
           "                           k in 1,8,32,128,1024 (types default to u32,f32 here)\n"
@@ -223,6 +226,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o)
         } else if (strcmp(name, "--seg-sizes") == 0) {
             BENCH_VALUE_();
             if (parse_seg_sizes(o, val) != 0) goto bad;
+        } else if (strcmp(name, "--stable") == 0) {
+            o->seg_stable = 1;
         } else if (strcmp(name, "--seg-mixes") == 0) {
             BENCH_VALUE_();
             if (parse_seg_mixes(o, val) != 0) goto bad;

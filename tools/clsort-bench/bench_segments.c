@@ -3,7 +3,9 @@
  * (2^U(0..16) keys), against qsort of each segment on the host, and checks every result against
  * that reference. Device time is clsort_get_stats' device_ns after the host call (and, separately,
  * after clsort_sort_segments_buffer on uploaded buffers); end-to-end is the host clock around
- * clsort_sort_segments. */
+ * clsort_sort_segments. With --stable, pair types sort with CLSORT_STABLE: keys in 0..255, each
+ * value its key's input position, checked, values too, against a counting sort of each segment
+ * (the qsort column still times qsort). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,55 @@ static size_t make_offsets(int mix, size_t s, size_t n, uint64_t seed, uint64_t 
     return nseg;
 }
 
+/* Value i of n little-endian values of vs (4 or 8) bytes: i; keys cut to their low byte (0..255
+ * in every key type's order bits, so runs of equal keys are long). */
+static void make_stable_input(void *keys, void *vals, size_t n, size_t ks, size_t vs)
+{
+    unsigned char *k = keys, *v = vals;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char *key = k + i * ks;
+        for (size_t b = 1; b < ks; ++b)
+            key[b] = 0;
+        uint64_t x = i;
+        for (size_t b = 0; b < vs; ++b, x >>= 8)
+            v[i * vs + b] = (unsigned char)x;
+    }
+}
+
+/* The stable reference for make_stable_input's data: each segment's records counting-sorted by
+ * their key (0..255), input order kept among equal keys, interleaved into ref. */
+static void stable_reference(unsigned char *ref, const unsigned char *keys,
+                             const unsigned char *vals, const uint64_t *off, size_t nseg,
+                             size_t ks, size_t vs)
+{
+    const size_t w = ks + vs;
+    for (size_t i = 0; i < nseg; ++i) {
+        size_t at[256] = {0};
+        for (uint64_t j = off[i]; j < off[i + 1]; ++j)
+            at[keys[j * ks]]++;
+        size_t sum = off[i];
+        for (int c = 0; c < 256; ++c) {
+            const size_t cnt = at[c];
+            at[c] = sum;
+            sum += cnt;
+        }
+        for (uint64_t j = off[i]; j < off[i + 1]; ++j) {
+            unsigned char *r = ref + at[keys[j * ks]]++ * w;
+            memcpy(r, keys + j * ks, ks);
+            memcpy(r + ks, vals + j * vs, vs);
+        }
+    }
+}
+
+/* Whether the values of the split result equal those of the interleaved reference. */
+static int values_match(const void *vals, const void *ref, size_t n, size_t ks, size_t vs)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (memcmp((const char *)vals + i * vs, (const char *)ref + i * (ks + vs) + ks, vs))
+            return 0;
+    return 1;
+}
+
 static void print_columns(FILE *f)
 {
     fprintf(f, "mode,type,algo,mix,s,n,nseg,device_ms,buffer_device_ms,e2e_ms,qsort_ms,"
@@ -53,6 +104,8 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
 {
     const bench_opts *o = env->opts;
     const size_t ks = clsort_type_size(t->key), vs = t->value_size;
+    const int stable = o->seg_stable && vs;
+    const unsigned flags = stable ? CLSORT_STABLE : 0;
     uint64_t *off = malloc((n + 1) * sizeof *off);
     void *keys = malloc(n * ks), *work = malloc(n * ks);
     void *vals = vs ? malloc(n * vs) : NULL, *wvals = vs ? malloc(n * vs) : NULL;
@@ -75,11 +128,13 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
         bench_fill_random(o->seed + 1000003u * (uint64_t)run + s, keys, n * ks);
         if (vs)
             bench_fill_random(o->seed ^ 0xABCDEFull, vals, n * vs);
+        if (stable)
+            make_stable_input(keys, vals, n, ks, vs);
         memcpy(work, keys, n * ks);
         if (vs)
             memcpy(wvals, vals, n * vs);
         const double t0 = bench_now_ms();
-        int rc = clsort_sort_segments(env->ctx, work, wvals, vs, off, nseg, t->key, algo, 0);
+        int rc = clsort_sort_segments(env->ctx, work, wvals, vs, off, nseg, t->key, algo, flags);
         const double t1 = bench_now_ms();
         clsort_stats st;
         if (rc != CLSORT_OK || clsort_get_stats(env->ctx, &st) != CLSORT_OK) {
@@ -93,9 +148,13 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
         for (size_t i = 0; i < nseg; ++i)
             bench_qsort((char *)packed + off[i] * (ks + vs), off[i + 1] - off[i], t->key, vs);
         const double q1 = bench_now_ms();
+        if (stable)
+            stable_reference(packed, keys, vals, off, nseg, ks, vs);
         if (bench_find_key_mismatch(work, packed, n, ks, vs) != n ||
-            bench_checksum(work, wvals, n, ks, vs) != bench_checksum(keys, vals, n, ks, vs)) {
-            why = "result differs from per-segment qsort";
+            bench_checksum(work, wvals, n, ks, vs) != bench_checksum(keys, vals, n, ks, vs) ||
+            (stable && !values_match(wvals, packed, n, ks, vs))) {
+            why = stable ? "result differs from the stable order of each segment"
+                         : "result differs from per-segment qsort";
             bad = 1;
             break;
         }
@@ -106,8 +165,8 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
             if (vs)
                 clEnqueueWriteBuffer(env->queue, bv, CL_TRUE, 0, n * vs, vals, 0, NULL, NULL);
             clsort_stats bst;
-            rc = clsort_sort_segments_buffer(env->ctx, bk, bv, vs, bo, nseg, t->key, algo, 0, 0,
-                                             NULL, NULL);
+            rc = clsort_sort_segments_buffer(env->ctx, bk, bv, vs, bo, nseg, t->key, algo, flags,
+                                             0, NULL, NULL);
             if (rc == CLSORT_OK && clsort_get_stats(env->ctx, &bst) == CLSORT_OK)
                 bms = bst.device_ns / 1e6;
             clFinish(env->queue);
@@ -131,10 +190,12 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
         const double d = bench_median(dev, nd), b = bench_median(buf, nb),
                      e = bench_median(e2e, ne), q = bench_median(qs, nq);
         const double mk = (double)n / 1e3; /* keys / ms / 1e3 = Mkeys/s */
-        char line[512];
+        char line[512], aname[64];
+        snprintf(aname, sizeof aname, "%s%s", clsort_algorithm_name(algo),
+                 stable ? "+stable" : "");
         snprintf(line, sizeof line, "segments,%s,%s,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,"
                                     "%.1f,%.2f,%s\n",
-                 t->name, clsort_algorithm_name(algo), mix_names[mix], s, n, nseg, d, b, e, q,
+                 t->name, aname, mix_names[mix], s, n, nseg, d, b, e, q,
                  d > 0 ? mk / d : 0, e > 0 ? mk / e : 0, q > 0 ? mk / q : 0,
                  e > 0 && q > 0 ? q / e : 0, bad ? "FAILED" : "ok");
         fputs(line, stdout);
