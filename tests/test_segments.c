@@ -252,6 +252,18 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* 130 u32 segments of each length in lens with every explicit network (at level 0 bitonic
+ * alone, and every network at the length `every`). */
+static void equal_every_network(clsort_ctx *ctx, const size_t *lens, size_t nlens, size_t every,
+                                int level)
+{
+    for (size_t e = 0; e < nlens; ++e)
+        for (int ai = 1; ai < T_NALGOS; ++ai)
+            if (level > 0 || ai == 1 || lens[e] == every)
+                host_case(ctx, CLSORT_U32, 0, M_EQUAL, 130, lens[e], t_algos[ai],
+                          CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+}
+
 /* Garbage offsets on the device: nothing outside [off[0], min(off[nseg], n)) may change, and
  * the keys inside stay a permutation (of the clamped range). */
 static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, unsigned trial)
@@ -477,11 +489,7 @@ int main(void)
                   m == M_FULL || m == M_ONEBIN ? 16 : 12, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
                   T_RANDOM);
     static const size_t tiny_eq[] = {2, 3, 4, 5, 8, 9, 15, 16, 17, 24, 25, 31, 32, 33};
-    for (size_t e = 0; e < sizeof tiny_eq / sizeof *tiny_eq; ++e)
-        for (int ai = 1; ai < T_NALGOS; ++ai)
-            if (level > 0 || ai == 1 || tiny_eq[e] == 31)
-                host_case(ctx, CLSORT_U32, 0, M_EQUAL, 130, tiny_eq[e], t_algos[ai],
-                          CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+    equal_every_network(ctx, tiny_eq, sizeof tiny_eq / sizeof *tiny_eq, 31, level);
     host_case(ctx, CLSORT_U64, 8, M_RANDOM, 300, 12, CLSORT_AUTO,
               CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
     host_case(ctx, CLSORT_F32, 4, M_EDGES, 90, 0, CLSORT_AUTO,
@@ -498,11 +506,7 @@ int main(void)
     setenv("CLSORT_SEG_TINY", "64", 1);
     t_diag("staged tiny pass of up to 64 keys");
     static const size_t wide_eq[] = {31, 33, 48, 63, 64, 65};
-    for (size_t e = 0; e < sizeof wide_eq / sizeof *wide_eq; ++e)
-        for (int ai = 1; ai < T_NALGOS; ++ai)
-            if (level > 0 || ai == 1 || wide_eq[e] == 63)
-                host_case(ctx, CLSORT_U32, 0, M_EQUAL, 130, wide_eq[e], t_algos[ai],
-                          CLSORT_NO_HOST_FALLBACK, T_RANDOM);
+    equal_every_network(ctx, wide_eq, sizeof wide_eq / sizeof *wide_eq, 63, level);
     host_case(ctx, CLSORT_U32, 0, M_RANDOM, 300, 30, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK,
               T_RANDOM);
     host_case(ctx, CLSORT_F32, 4, M_EDGES, 90, 0, CLSORT_AUTO,

@@ -55,7 +55,7 @@ static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem k
 /* Segments of the host variant for each pass of the segmented plan. */
 typedef struct seg_counts {
     uint64_t tiny, packed, group, large;
-    uint64_t wide;    /* of the packed, those of 33..64 keys */
+    uint64_t wide;    /* those of 33..64 keys (counted with the packed, or the group) */
     int all64;        /* every segment exactly 64 keys */
     uint64_t longest; /* the longest of the large ones */
     int pack_tiny;    /* the tiny ones counted with the packed (clsort__seg_stage_pays) */
@@ -374,7 +374,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
               bitonic = d.algo == CLSORT_BITONIC,
               packs = clsort__seg_pack_tile(ctx, type, vs, 0, stable, bitonic) != 0,
               blind_wide = clsort__seg_stage_blind_wide(cap, nseg);
-    d.stage_wide = staged && !stable && clsort__seg_stage_wide(ctx, type, vs) &&
+    d.stage_wide = staged == 1 && !stable && clsort__seg_stage_wide(ctx, type, vs) &&
                    (packs ? !clsort__seg_stage_blind(cap, nseg) && blind_wide : 1);
     const int mostly_tiny =
         staged && (clsort__seg_stage_blind(cap, nseg) || (d.stage_wide && blind_wide));

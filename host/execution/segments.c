@@ -84,12 +84,10 @@ int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg)
 
 int clsort__seg_stage_wide(const clsort_ctx *ctx, clsort_type type, size_t value_size)
 {
-    /* CLSORT_SEG_STAGE=auto applies the GPUs' rule on any device (tests on PoCL). */
-    const char *tiny = getenv("CLSORT_SEG_TINY"), *st = getenv("CLSORT_SEG_STAGE");
-    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
-    if ((tiny && *tiny) || (st && *st ? strcmp(st, "auto") != 0 : !gpu))
-        return 0;
-    return stage_bytes(type, value_size, 64) <= ctx->dev.local_mem;
+    /* Asked only where clsort__seg_tiny gave staged == 1 (a GPU, or CLSORT_SEG_STAGE=auto); a
+     * length set by CLSORT_SEG_TINY stays as set. */
+    const char *tiny = getenv("CLSORT_SEG_TINY");
+    return !(tiny && *tiny) && stage_bytes(type, value_size, 64) <= ctx->dev.local_mem;
 }
 
 int clsort__seg_stage_blind_wide(uint64_t cap, uint64_t nseg)

@@ -38,7 +38,7 @@ int clsort__seg_stage_pays(uint64_t tiny, uint64_t all);
 int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg);
 /* Where the staged pass would not pay at 32 keys: whether it may take segments of up to 64
  * (SEG_TINY_LOG 6: a 64-slot network a work-item), for this key type and value size on this
- * device, when the GPUs' default applies (no CLSORT_SEG_TINY, CLSORT_SEG_STAGE unset or auto)
+ * device, where clsort__seg_tiny's *staged is 1 (callers check that), no CLSORT_SEG_TINY is set
  * and the stage fits; then the same rules with 64 in place of 32 (the buffer variant: a mean of
  * at most 42, clsort__seg_stage_blind_wide). */
 int clsort__seg_stage_wide(const clsort_ctx *ctx, clsort_type type, size_t value_size);

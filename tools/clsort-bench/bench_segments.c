@@ -126,10 +126,10 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
                                (nseg + 1) * sizeof *off, off, &err);
     for (int run = 0; run <= o->runs && !bad; ++run) {
         bench_fill_random(o->seed + 1000003u * (uint64_t)run + s, keys, n * ks);
-        if (vs)
-            bench_fill_random(o->seed ^ 0xABCDEFull, vals, n * vs);
         if (stable)
             make_stable_input(keys, vals, n, ks, vs);
+        else if (vs)
+            bench_fill_random(o->seed ^ 0xABCDEFull, vals, n * vs);
         memcpy(work, keys, n * ks);
         if (vs)
             memcpy(wvals, vals, n * vs);
