@@ -539,6 +539,13 @@ int main(void)
               T_FEW);
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_RANDOM, 300, 30, CLSORT_AUTO, 0);
     buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 30, CLSORT_AUTO, CLSORT_STABLE);
+    /* Stable pairs (no packed pass) stage up to 64 keys where one in 64 is 33..64 keys (host
+     * variant) or the mean is above 21 (buffer variant), ties everywhere. */
+    host_case(ctx, CLSORT_U32, 4, M_EQUAL, 300, 48, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
+    host_case(ctx, CLSORT_F32, 4, M_RANDOM, 300, 40, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE | CLSORT_DESCENDING, T_FEW);
+    buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 20, CLSORT_AUTO, CLSORT_STABLE);
     /* The odd-even networks (no packed pass) stage up to 64 keys wherever some are 33..64. */
     host_case(ctx, CLSORT_U32, 4, M_RANDOM, 300, 40, CLSORT_ODD_EVEN_MERGE,
               CLSORT_NO_HOST_FALLBACK, T_RANDOM);

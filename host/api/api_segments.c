@@ -222,15 +222,18 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
             c.tiny = 0;
             c.pack_tiny = 1;
         }
-    } else if (staged == 1 && !pack && !stable && tiny == 32 && c.wide &&
-               c.wide * 256 >= c.tiny && clsort__seg_stage_wide(ctx, type, vs)) {
-        /* The odd-even networks have no packed pass: their segments of 33..64 keys would go to
-         * the group pass, a work-group each, which took 2.06 ms for 2^24 u32 keys in segments of
-         * 48 against 0.071 staged (odd-even merge; transposition 1.81 against 0.141; uniform in
-         * 1..64: 1.59 against 0.086 and 1.42 against 0.194; H200, 2026-11-28): about 6 ns a
-         * segment, against 0.01 ns that the 64-slot program's registers cost each shorter one
-         * (0.061 -> 0.072 ms for 2^20 segments of 16 keys, bitonic), so from one in 256 on.
-         * Stable pairs, whose staged program carries positions too, were not measured. */
+    } else if (staged == 1 && !pack && tiny == 32 && c.wide &&
+               c.wide * (stable ? 64 : 256) >= c.tiny && clsort__seg_stage_wide(ctx, type, vs)) {
+        /* The odd-even networks and stable pairs have no packed pass: their segments of 33..64
+         * keys would go to the group pass, a work-group each, which took 2.06 ms for 2^24 u32
+         * keys in segments of 48 against 0.071 staged (odd-even merge; transposition 1.81
+         * against 0.141; uniform in 1..64: 1.59 against 0.086 and 1.42 against 0.194; H200,
+         * 2026-11-28): about 6 ns a segment, against 0.01 ns that the 64-slot program's
+         * registers cost each shorter one (0.061 -> 0.072 ms for 2^20 segments of 16 keys,
+         * bitonic), so from one in 256 on. Stable u32+u32 pairs (keys, values and positions in
+         * registers): 2.468 ms against 0.258 in segments of 48, 1.776 against 0.229 of 64, 1.946
+         * against 0.350 uniform in 1..64, but 0.131 against 0.195 in segments of 32 (H200,
+         * 2026-11-28): 7 ns a long segment against 0.12 ns a short one, so from one in 64. */
         c.tiny += c.wide;
         c.group -= c.wide;
         c.stage_wide = 1;
@@ -369,15 +372,19 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     clsort__seg_tiny(ctx, type, vs, &staged);
     /* Up to 64 keys staged as in the host variant: with bitonic where the mean says most are
      * that short; with the odd-even networks (no packed pass: a work-group each otherwise, 20-30
-     * times slower) always; stable pairs not (not measured). */
+     * times slower) always; stable pairs (no packed pass either) where the mean is above the
+     * 32-key program's (clsort__seg_stage_blind): their 64-slot program costs segments of 32
+     * half as much again (0.131 -> 0.195 ms at 2^24 u32+u32), a long segment left to the group
+     * pass ten times that. */
     const int stable = (flags & CLSORT_STABLE) != 0,
               bitonic = d.algo == CLSORT_BITONIC,
               packs = clsort__seg_pack_tile(ctx, type, vs, 0, stable, bitonic) != 0,
-              blind_wide = clsort__seg_stage_blind_wide(cap, nseg);
-    d.stage_wide = staged == 1 && !stable && clsort__seg_stage_wide(ctx, type, vs) &&
-                   (packs ? !clsort__seg_stage_blind(cap, nseg) && blind_wide : 1);
+              blind_wide = clsort__seg_stage_blind_wide(cap, nseg),
+              blind = clsort__seg_stage_blind(cap, nseg);
+    d.stage_wide = staged == 1 && clsort__seg_stage_wide(ctx, type, vs) &&
+                   (stable ? !blind : packs ? !blind && blind_wide : 1);
     const int mostly_tiny =
-        staged && (clsort__seg_stage_blind(cap, nseg) || (d.stage_wide && blind_wide));
+        staged && (blind || (d.stage_wide && blind_wide));
     d.pack_tiny = !mostly_tiny;
     /* Mostly tiny segments: the packed and group passes will mostly find nothing to do, and
      * fewer groups find that sooner (segments.h). */
