@@ -24,10 +24,100 @@
  * (bit k of x set): the partner x+k stays in x's 2p block. Works on wrapped (negative) x too. */
 #define OEM_PAIR_OK(x, k, p) ((((x) & (2 * (p) - 1)) + (k)) < 2 * (p))
 
+/* (a), register-blocked: the shapes of tile.cl's compile-time paths (FULL_PATHS: a shared tile
+ * of WG_SIZE x LOCAL_KEYS keys, 8 to 32 a work-item) with kmax == TILE (every n > TILE/2), unless
+ * the build asks for the run-time path (-DCLSORT_OEM_RUNTIME_TILE=1 through
+ * $CLSORT_BUILD_OPTIONS, which tests use to compare the two). The same comparators as the
+ * run-time path below, in the same order within each level, but fewer trips through local
+ * memory: the merges inside LOCAL_KEYS consecutive keys run in registers (one work-item's keys,
+ * no barrier), and every larger merge runs its top LOCAL_LOG levels p .. p / 2^(LOCAL_LOG-1) in
+ * registers on the set oem_global_top fuses (slot field = the top LOCAL_LOG bits of the offset
+ * in the 2p block), then each level below as one step over local memory with a barrier (no set
+ * of positions is closed under two of those; docs/kernels.md). At TILE 4096 with 16 keys a
+ * work-item: 46 barriers instead of 79. */
+#ifndef CLSORT_OEM_RUNTIME_TILE
+#define CLSORT_OEM_RUNTIME_TILE 0
+#endif
+#define OEM_REG_TILE (FULL_PATHS && !CLSORT_OEM_RUNTIME_TILE)
+/* Batcher's merges p = 1 .. LOCAL_KEYS/2 on this work-item's slots (consecutive positions). */
+#define OEM_SLOTS_SORT()                                                                \
+    _Pragma("unroll") for (uint lp_ = 0; lp_ < LOCAL_LOG; ++lp_)                        \
+        _Pragma("unroll") for (uint lk_ = 0; lk_ <= lp_; ++lk_)                         \
+            _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                \
+                const uint p_ = 1u << lp_, k_ = p_ >> lk_;                              \
+                if (k_ == p_ ? !(m_ & p_)                                               \
+                             : (m_ & k_) && (m_ & (2 * p_ - 1)) + k_ < 2 * p_)          \
+                    CMPX(k, v, m_, m_ + k_);                                            \
+            }
+/* The top LOCAL_LOG levels of a merge on its fused set (oem_global_top's slot pattern). */
+#define OEM_SLOTS_TOP()                                                                 \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS / 2; ++m_)                      \
+        CMPX(k, v, m_, m_ + LOCAL_KEYS / 2);                                            \
+    _Pragma("unroll") for (int b_ = LOCAL_LOG - 2; b_ >= 0; --b_)                       \
+        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                      \
+            if (((m_ >> b_) & 1u) && m_ + (1u << b_) < LOCAL_KEYS)                      \
+                CMPX(k, v, m_, m_ + (1u << b_));
+/* This work-item's slots of the layout `cur` between registers and local memory. Each
+ * work-item only ever touches its own slots between two barriers. */
+#define OEM_SLOTS_GET()                                                                 \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        k[m_] = lk[LAYOUT_LPOS(cur, m_)];                                               \
+        IF_VALS(v[m_] = lv[LAYOUT_LPOS(cur, m_)];)                                      \
+    }
+#define OEM_SLOTS_PUT()                                                                 \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        lk[LAYOUT_LPOS(cur, m_)] = k[m_];                                               \
+        IF_VALS(lv[LAYOUT_LPOS(cur, m_)] = v[m_];)                                      \
+    }
+
 /* (a) All merges with block size up to kmax (<= TILE) inside each tile. */
 __kernel CLSORT_SHAPE_GROUP void oem_sort_tile(CLSORT_ARGS_SORT1(kmax))
 {
+#if OEM_REG_TILE
+    TILE_LDS_DECL /* padded (LPAD); the run-time path below uses its first TILE slots */
+    keys += SEGMENT_BASE();
+    IF_VALS(vals += SEGMENT_BASE();)
+    const idx_t first = (idx_t)get_group_id(0) * TILE;
+    if (kmax == TILE) {
+        key_type k[LOCAL_KEYS];
+        IF_VALS(val_type v[LOCAL_KEYS];)
+        const uint t = get_local_id(0);
+        layout cur = make_layout_c(t, 0u, LOCAL_LOG, 0u); /* LOCAL_KEYS consecutive keys */
+        LDS_LOAD();
+        OEM_SLOTS_SORT();
+        OEM_SLOTS_PUT();
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint lp = LOCAL_LOG; lp < TILE_LOG; ++lp) { /* the merge with p = 2^lp */
+            const uint p = 1u << lp;
+            cur = make_layout_c(t, lp + 1 - LOCAL_LOG, LOCAL_LOG, 0u);
+            OEM_SLOTS_GET();
+            OEM_SLOTS_TOP();
+            OEM_SLOTS_PUT();
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint kk = p >> LOCAL_LOG; kk > 0; kk >>= 1) {
+                _Pragma("unroll") for (uint i = 0; i < LOCAL_KEYS / 2; ++i) {
+                    const uint c = t + i * WG_SIZE;
+                    const uint lo = (((c & ~(kk - 1)) << 1) | (c & (kk - 1))) + kk;
+                    if (OEM_PAIR_OK(lo, kk, p))
+                        CMPX(lk, lv, LPAD(lo), LPAD(lo + kk));
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+        for (uint s = t; s < TILE; s += WG_SIZE) {
+            const idx_t q = first + s;
+            if (q < n) {
+                keys[q] = from_order(lk[LPAD(s)], xf);
+                IF_VALS(vals[q] = lv[LPAD(s)];)
+            }
+        }
+        return;
+    }
+    LOAD_TILE(first, TILE);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
     LOCAL_TILE_PROLOGUE();
+#endif
     for (uint p = 1; p < kmax; p <<= 1) {
         for (uint k = p; k > 0; k >>= 1) {
             FOR_EACH_COMPARATOR(c, TILE / 2) {

@@ -166,6 +166,58 @@ static int sort_batch(size_t n, t_rng *r)
     return ok;
 }
 
+/* The odd-even merge's tile sort with these shapes runs Batcher's levels from registers where a
+ * set of positions is closed under them (oddeven_merge.cl, OEM_REG_TILE); its run-time path,
+ * built with -DCLSORT_OEM_RUNTIME_TILE=1, runs the same comparators one level at a time in local
+ * memory. The same network must give the same bytes, values included, even where equal keys
+ * leave their values' order to the network: keys with long runs of ties and random ones, one
+ * tile (the tile sort alone) and several (with the merges above it), sorted both ways. Returns
+ * 1 when every byte matches. */
+static int same_runtime_tile(const struct kind *k, size_t n, t_rng *r, int show)
+{
+    const size_t sz = t_size(k->type);
+    unsigned char *keys = t_xmalloc(n * sz), *keys2 = t_xmalloc(n * sz);
+    unsigned char *vals = k->vsize ? t_xmalloc(n * k->vsize) : NULL;
+    unsigned char *vals2 = k->vsize ? t_xmalloc(n * k->vsize) : NULL;
+    t_fill(k->type, (t_dist)(n & 1 ? T_FEW : T_RANDOM), keys, n, r);
+    for (size_t i = 0; vals && i < n * k->vsize; ++i)
+        vals[i] = (unsigned char)(i * 7 + i / k->vsize);
+    memcpy(keys2, keys, n * sz);
+    if (vals)
+        memcpy(vals2, vals, n * k->vsize);
+    const char *old = getenv("CLSORT_BUILD_OPTIONS");
+    char *saved = old ? strdup(old) : NULL;
+    const unsigned flags = k->flags | CLSORT_NO_HOST_FALLBACK;
+    int rc[2];
+    for (int rt = 0; rt < 2; ++rt) {
+        unsigned char *kk = rt ? keys2 : keys, *vv = rt ? vals2 : vals;
+        if (rt)
+            setenv("CLSORT_BUILD_OPTIONS", "-DCLSORT_OEM_RUNTIME_TILE=1", 1);
+        rc[rt] = vv ? clsort_sort_pairs(ctx, kk, vv, k->vsize, n, k->type, algo, flags)
+                    : clsort_sort(ctx, kk, n, k->type, algo, flags);
+    }
+    if (saved) {
+        setenv("CLSORT_BUILD_OPTIONS", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("CLSORT_BUILD_OPTIONS");
+    }
+    size_t at = n;
+    for (size_t i = 0; at == n && i < n; ++i)
+        if (memcmp(keys + i * sz, keys2 + i * sz, sz) ||
+            (vals && memcmp(vals + i * k->vsize, vals2 + i * k->vsize, k->vsize)))
+            at = i;
+    const int ok = rc[0] == CLSORT_OK && rc[1] == CLSORT_OK && at == n;
+    if (!ok && show)
+        t_diag("n=%zu: status %d / %d, first difference at %zu: %s", n, rc[0], rc[1], at,
+               clsort_last_error(ctx));
+    free(keys);
+    free(keys2);
+    free(vals);
+    free(vals2);
+    return ok;
+}
+
 /* bitonic_merge_tile's lane-exchange path (bitonic_merge.cl, CLSORT_LANES), built through
  * $CLSORT_BUILD_OPTIONS with the portable local-memory exchange (CLSORT_LANES=2), so that any
  * device checks its layouts and comparators; NVIDIA runs the same path with shuffles
@@ -263,6 +315,20 @@ int main(void)
                 if (ki == 0)
                     t_ok(sort_batch(T + 1, &r), "%s{wg %u, tile %u}: a batch of 3 arrays of TILE+1",
                          net, p->wg_size, p->tile);
+                /* Each such comparison builds the run-time program of the shape too (PoCL: up
+                 * to a minute): the kinds oem_runs takes at level 0 (32-bit keys of the GPU
+                 * shape) and, from level 1, the widest pairs of every shape. */
+                if (ai && (ki == 0 || (level >= 1 && k->vsize == 8))) {
+                    const size_t both[] = {T / 2 + 3, T - 1, T + 1, 4 * T - 3, 8 * T + 5};
+                    unsigned bad = 0;
+                    for (size_t i = 0; i < sizeof both / sizeof *both; ++i)
+                        bad += !same_runtime_tile(k, both[i], &r, !bad);
+                    t_ok(!bad, "odd-even merge {wg %u, tile %u, kpi %u}, %s%s%s: the tile sort "
+                         "from registers and its run-time path give the same bytes (%zu sizes)",
+                         p->wg_size, p->tile, p->keys_per_item, t_type_name(k->type),
+                         k->vsize == 4 ? "+u32" : k->vsize == 8 ? "+u64" : "",
+                         (k->flags & CLSORT_DESCENDING) ? " desc" : "", sizeof both / sizeof *both);
+                }
                 const clsort_params zero = {0, 0, 0, 0};
                 clsort_set_params(ctx, algo, k->type, k->vsize, &zero);
             }
