@@ -101,6 +101,13 @@
 #define CLSORT_LARGE_ARG_LOG_JLOW(a) ((a) & 0xFFu)
 #define CLSORT_LARGE_ARG_R(a) (((a) >> 8) & 0xFFu)
 #define CLSORT_LARGE_ARG_FLIP(a) (((a) >> 16) & 1u)
+/* seg_compose / seg_decompose: the run's keys (64-bit composites), the caller's 32-bit keys and
+ * values (vwords 32-bit words each) and the values' copy, the offsets (their clamped range is
+ * all they touch), and the 32-bit keys' transform. */
+#define CLSORT_ARGS_SEG_KEYS32                                                                 \
+    __global key_type *restrict keys, __global uint *restrict keys32,                         \
+        __global uint *restrict vals32, __global uint *restrict vcopy, __global const ulong *off, \
+        const ulong nseg, const ulong cap, const uint xf32, const uint vwords
 #define CLSORT_ARGS_TOPK_TILE                                                                  \
     __global const key_type *keys, __global const tk_val *vals, __global const key_type *ik,   \
         __global const tk_idx *ii, __global const tk_val *iv, __global key_type *ok,          \
@@ -117,6 +124,7 @@
 #define CLSORT_NARGS_SEG_BIN(vals) 4
 #define CLSORT_NARGS_SEG_TINY(vals) (6 + (vals))
 #define CLSORT_NARGS_SEG_GROUP(vals) (10 + (vals))
+#define CLSORT_NARGS_SEG_KEYS32(vals) 9
 #define CLSORT_NARGS_TOPK_TILE(vals) 19
 #define CLSORT_NARGS_TOPK_GLOBAL(vals) 7
 
@@ -186,6 +194,8 @@
     X(seg_large_scan, CLSORT_IN_SEGMENTED, SEG_BIN, SEG_GROUP, ALWAYS)                        \
     X(seg_large_global, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                    \
     X(seg_large_merge, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
+    X(seg_compose, CLSORT_IN_SEGMENTED, SEG_KEYS32, GLOBAL, ALWAYS)                           \
+    X(seg_decompose, CLSORT_IN_SEGMENTED, SEG_KEYS32, GLOBAL, ALWAYS)                         \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)

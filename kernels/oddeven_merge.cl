@@ -57,18 +57,6 @@
         _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_)                      \
             if (((m_ >> b_) & 1u) && m_ + (1u << b_) < LOCAL_KEYS)                      \
                 CMPX(k, v, m_, m_ + (1u << b_));
-/* This work-item's slots of the layout `cur` between registers and local memory. Each
- * work-item only ever touches its own slots between two barriers. */
-#define OEM_SLOTS_GET()                                                                 \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        k[m_] = lk[LAYOUT_LPOS(cur, m_)];                                               \
-        IF_VALS(v[m_] = lv[LAYOUT_LPOS(cur, m_)];)                                      \
-    }
-#define OEM_SLOTS_PUT()                                                                 \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        lk[LAYOUT_LPOS(cur, m_)] = k[m_];                                               \
-        IF_VALS(lv[LAYOUT_LPOS(cur, m_)] = v[m_];)                                      \
-    }
 
 /* (a) All merges with block size up to kmax (<= TILE) inside each tile. */
 __kernel CLSORT_SHAPE_GROUP void oem_sort_tile(CLSORT_ARGS_SORT1(kmax))
@@ -85,14 +73,14 @@ __kernel CLSORT_SHAPE_GROUP void oem_sort_tile(CLSORT_ARGS_SORT1(kmax))
         layout cur = make_layout_c(t, 0u, LOCAL_LOG, 0u); /* LOCAL_KEYS consecutive keys */
         LDS_LOAD();
         OEM_SLOTS_SORT();
-        OEM_SLOTS_PUT();
+        SLOTS_TO_LDS();
         barrier(CLK_LOCAL_MEM_FENCE);
         for (uint lp = LOCAL_LOG; lp < TILE_LOG; ++lp) { /* the merge with p = 2^lp */
             const uint p = 1u << lp;
             cur = make_layout_c(t, lp + 1 - LOCAL_LOG, LOCAL_LOG, 0u);
-            OEM_SLOTS_GET();
+            SLOTS_FROM_LDS(); /* each work-item touches only its own slots */
             OEM_SLOTS_TOP();
-            OEM_SLOTS_PUT();
+            SLOTS_TO_LDS();
             barrier(CLK_LOCAL_MEM_FENCE);
             for (uint kk = p >> LOCAL_LOG; kk > 0; kk >>= 1) {
                 _Pragma("unroll") for (uint i = 0; i < LOCAL_KEYS / 2; ++i) {

@@ -815,16 +815,10 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         layout cur = PACK_LAYOUT(t, 0, LOCAL_LOG, 0); /* contiguous: slot m at base + m */
-        _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS; ++m) {
-            k[m] = lk[LAYOUT_LPOS(cur, m)];
-            IF_VALS(v[m] = lv[LAYOUT_LPOS(cur, m)];)
-        }
+        SLOTS_FROM_LDS();
         PACK_SORT_BLOCKS();
         /* Each work-item stores to the slots it last loaded: no barrier needed before. */
-        _Pragma("unroll") for (uint m = 0; m < LOCAL_KEYS; ++m) {
-            lk[LAYOUT_LPOS(cur, m)] = k[m];
-            IF_VALS(lv[LAYOUT_LPOS(cur, m)] = v[m];)
-        }
+        SLOTS_TO_LDS();
         barrier(CLK_LOCAL_MEM_FENCE);
         /* The span and the bounds are still those the loads read (rewritten only after the
          * barrier that ends the tile). */
@@ -1032,3 +1026,55 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_group(CLSORT_ARGS_SEG_GROUP)
     }
 }
 
+
+/* ---- Stable pairs of 32-bit keys, composed --------------------------------------------------
+ * GPUs sort stable pairs of 32-bit keys whose segments are mostly long (segments.c,
+ * clsort__seg_compose) as 64-bit keys alone, in this program's 64-bit build without values: each
+ * a composite of the key in its order space above and its position in the buffer below.
+ * Positions rise within a segment, so equal keys come out in input order; every composite is
+ * distinct and never the virtual key (positions are below 2^31). seg_compose writes the
+ * composites of the clamped range (seg_edge) from the caller's keys and copies its values;
+ * seg_decompose writes each key back from its composite and fetches its value from the copy at
+ * the position the composite carries. Nothing outside the range is read or written. In a 32-bit
+ * build the kernels exist (the manifest's ALWAYS) but do nothing. */
+inline uint order32(const uint x, const uint xf)
+{
+    const uint fmask = (xf & XF_FLOAT) ? ~0u : 0u;
+    const uint smask = (xf & (XF_FLOAT | XF_SIGNED)) ? 0x80000000u : 0u;
+    const uint dmask = (xf & XF_DESCEND) ? ~0u : 0u;
+    return x ^ (((0u - (x >> 31)) & fmask) | smask) ^ dmask;
+}
+
+inline uint unorder32(uint y, const uint xf)
+{
+    const uint fmask = (xf & XF_FLOAT) ? ~0u : 0u;
+    const uint smask = (xf & (XF_FLOAT | XF_SIGNED)) ? 0x80000000u : 0u;
+    const uint dmask = (xf & XF_DESCEND) ? ~0u : 0u;
+    y ^= dmask;
+    return y ^ (((0u - ((~y) >> 31)) & fmask) | smask);
+}
+
+__kernel void seg_compose(CLSORT_ARGS_SEG_KEYS32)
+{
+#if KEY_BITS == 64
+    const ulong i = get_global_id(0);
+    if (!nseg || i < off[0] || i >= seg_edge(off, nseg, cap, nseg))
+        return;
+    keys[i] = ((ulong)order32(keys32[i], xf32) << 32) | i;
+    for (uint w = 0; w < vwords; ++w)
+        vcopy[i * vwords + w] = vals32[i * vwords + w];
+#endif
+}
+
+__kernel void seg_decompose(CLSORT_ARGS_SEG_KEYS32)
+{
+#if KEY_BITS == 64
+    const ulong i = get_global_id(0);
+    if (!nseg || i < off[0] || i >= seg_edge(off, nseg, cap, nseg))
+        return;
+    const ulong c = keys[i], from = c & 0xFFFFFFFFul;
+    keys32[i] = unorder32((uint)(c >> 32), xf32);
+    for (uint w = 0; w < vwords; ++w)
+        vals32[i * vwords + w] = vcopy[from * vwords + w];
+#endif
+}

@@ -141,23 +141,29 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
 #define NET_APPLY(K, V, LG, CNT, nlev, flip) NET_APPLY_OP(CMPX_SLOTS, LG, CNT, nlev, flip)
 #define GROUP_APPLY(K, V, nlev, flip) NET_APPLY(K, V, LOCAL_LOG, LOCAL_KEYS, nlev, flip)
 
+/* This work-item's slots of the layout `cur`: from local memory into its registers, and back. */
+#define SLOTS_FROM_LDS()                                                                \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const uint q_ = LAYOUT_LPOS(cur, m_);                                           \
+        k[m_] = lk[q_];                                                                 \
+        IF_VALS(v[m_] = lv[q_];)                                                        \
+    }
+#define SLOTS_TO_LDS()                                                                  \
+    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
+        const uint q_ = LAYOUT_LPOS(cur, m_);                                           \
+        lk[q_] = k[m_];                                                                 \
+        IF_VALS(lv[q_] = v[m_];)                                                        \
+    }
+
 /* Moves this work-item's keys from the layout `cur` to the layout of the next group, made by
  * MAKE (make_layout or make_layout_c). One barrier: each work-item stores to exactly the slots it
  * loaded in the previous trip, so no other work-item can still be reading them. */
 #define REGROUP(MAKE, lay, nlev, flip)                                                  \
     do {                                                                                \
-        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
-            const uint q_ = LAYOUT_LPOS(cur, m_);                                       \
-            lk[q_] = k[m_];                                                             \
-            IF_VALS(lv[q_] = v[m_];)                                                    \
-        }                                                                               \
+        SLOTS_TO_LDS();                                                                 \
         cur = MAKE(t, lay, nlev, flip);                                                 \
         barrier(CLK_LOCAL_MEM_FENCE);                                                   \
-        _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                    \
-            const uint q_ = LAYOUT_LPOS(cur, m_);                                       \
-            k[m_] = lk[q_];                                                             \
-            IF_VALS(v[m_] = lv[q_];)                                                    \
-        }                                                                               \
+        SLOTS_FROM_LDS();                                                               \
     } while (0)
 
 /* Direct loads from global memory into this work-item's registers in the layout `cur`: used
@@ -186,15 +192,9 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
         IF_VALS(lv[LPAD(s_)] = p_ < n ? vals[p_] : 0;)                                  \
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        k[m_] = lk[LAYOUT_LPOS(cur, m_)];                                               \
-        IF_VALS(v[m_] = lv[LAYOUT_LPOS(cur, m_)];)                                      \
-    }
+    SLOTS_FROM_LDS()
 #define LDS_STORE()                                                                     \
-    _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
-        lk[LAYOUT_LPOS(cur, m_)] = k[m_];                                               \
-        IF_VALS(lv[LAYOUT_LPOS(cur, m_)] = v[m_];)                                      \
-    }                                                                                   \
+    SLOTS_TO_LDS();                                                                     \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
         const idx_t p_ = first + s_;                                                    \

@@ -309,8 +309,11 @@ static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, un
     cl_mem bv = clCreateBuffer(clc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, in_v, &err);
     cl_mem bo = clCreateBuffer(clc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                (nseg + 1) * sizeof *off, off, &err);
+    /* From trial 400: stable (the composed sort's compose and decompose passes must keep to
+     * the clamped range too). */
     const int rc = clsort_sort_segments_buffer(ctx, bk, bv, vs, bo, nseg, CLSORT_U32,
-                                               CLSORT_BITONIC, 0, 0, NULL, NULL);
+                                               CLSORT_BITONIC, trial >= 400 ? CLSORT_STABLE : 0,
+                                               0, NULL, NULL);
     clFinish(q);
     clEnqueueReadBuffer(q, bk, CL_TRUE, 0, n * 4, k, 0, NULL, NULL);
     clEnqueueReadBuffer(q, bv, CL_TRUE, 0, n * 4, v, 0, NULL, NULL);
@@ -564,6 +567,33 @@ int main(void)
     buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 40, CLSORT_AUTO, 0);
     unsetenv("CLSORT_SEG_PACK");
     unsetenv("CLSORT_SEG_STAGE");
+
+    /* Stable pairs of 32-bit keys composed (seg_compose and seg_decompose around an unstable
+     * sort of 64-bit composites: segments.c, clsort__seg_compose), which GPUs take where long
+     * segments hold an eighth of the keys, forced on whatever device this is: every mix, u32,
+     * i32 and f32 keys (special values) both ways with 4- and 8-byte values and long runs of
+     * ties, host and buffer variants, every network, garbage offsets (the passes must keep to
+     * the clamped range); 64-bit keys, which it leaves to the stable passes. */
+    setenv("CLSORT_SEG_COMPOSE", "1", 1);
+    t_diag("stable pairs composed");
+    static const clsort_type key32[3] = {CLSORT_U32, CLSORT_I32, CLSORT_F32};
+    for (int m = 0; m < M_NMIX; ++m)
+        host_case(ctx, key32[m % 3], m % 2 ? 8 : 4, (mix)m, m == M_HUGE ? 20 : 120,
+                  m == M_FULL || m == M_ONEBIN ? 64 : 50, CLSORT_AUTO,
+                  CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE | (m % 4 == 1 ? CLSORT_DESCENDING : 0),
+                  m % 3 == 2 ? T_SPECIAL : T_FEW);
+    buffer_case(bctx, clc, q, CLSORT_U32, 4, M_RANDOM, 300, 100, CLSORT_AUTO, CLSORT_STABLE);
+    buffer_case(bctx, clc, q, CLSORT_F32, 8, M_HUGE, 20, 40, CLSORT_AUTO,
+                CLSORT_STABLE | CLSORT_DESCENDING);
+    buffer_case(bctx, clc, q, CLSORT_I32, 4, M_EQUAL, 40, 700, CLSORT_ODD_EVEN_MERGE,
+                CLSORT_STABLE);
+    host_case(ctx, CLSORT_U32, 4, M_POWER, 12, 0, CLSORT_ODD_EVEN_TRANSPOSITION,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
+    host_case(ctx, CLSORT_U64, 4, M_RANDOM, 100, 50, CLSORT_AUTO,
+              CLSORT_NO_HOST_FALLBACK | CLSORT_STABLE, T_FEW);
+    for (unsigned trial = 0; trial < 4; ++trial)
+        garbage_case(bctx, clc, q, 400 + trial);
+    unsetenv("CLSORT_SEG_COMPOSE");
 
     /* The packed pass (seg_sort_packed), which GPUs take for every segment up to the packed
      * tile, forced on whatever device this is and with no tiny pass: 2, 16 and 32 keys a

@@ -165,7 +165,7 @@ void clsort_destroy(clsort_ctx *ctx)
         clReleaseEvent(ctx->stat_first);
     if (ctx->stat_last)
         clReleaseEvent(ctx->stat_last);
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < CLSORT__NSCRATCH; ++i)
         if (ctx->scratch[i])
             clReleaseMemObject(ctx->scratch[i]);
     clsort__release_programs(ctx);

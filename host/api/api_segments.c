@@ -39,14 +39,14 @@ static clsort_algorithm seg_algo(clsort_algorithm algo)
 /* Enqueues the segmented sort of d on the device buffers after the wait list: its plan, its
  * schedule, its run, as for every sort. */
 static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem keys, cl_mem vals,
-                            cl_mem offsets, cl_uint num_wait, const cl_event *wait,
-                            cl_event *done)
+                            cl_mem offsets, const clsort__composed *composed, cl_uint num_wait,
+                            const cl_event *wait, cl_event *done)
 {
     clsort__plan plan;
     clsort__plan_segments(ctx, d, &plan);
     clsort__run run;
-    int rc = clsort__run_begin_segments(ctx, &plan, keys, vals, offsets, num_wait, wait, done,
-                                        &run);
+    int rc = clsort__run_begin_segments(ctx, &plan, keys, vals, offsets, composed, num_wait, wait,
+                                        done, &run);
     if (rc == CLSORT_OK)
         rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
@@ -63,14 +63,16 @@ typedef struct seg_counts {
 } seg_counts;
 
 /* Uploads [off[0], off[nseg]) and sorts its segments of 2..large_max keys on the device,
- * blocking; writes the range back only when every launch succeeded. */
+ * blocking; writes the range back only when every launch succeeded. Where composed, type and
+ * flags are the composites' and key32_type, key32_flags the caller's (segments.h). */
 static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *values,
                         size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type,
                         clsort_algorithm algo, unsigned flags, const seg_counts *c,
-                        uint64_t large_max)
+                        uint64_t large_max, int composed, clsort_type key32_type,
+                        unsigned key32_flags)
 {
     int rc = CLSORT_OK;
-    const size_t ks = clsort_type_size(type);
+    const size_t ks = clsort_type_size(composed ? key32_type : type);
     const uint64_t base = offsets[0], total = offsets[nseg] - base;
     uint64_t *rel = malloc((nseg + 1) * sizeof *rel);
     if (!rel)
@@ -81,6 +83,11 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, total * value_size));
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 3, (nseg + 1) * sizeof *rel));
+    if (composed) {
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED,
+                                             total * sizeof(cl_ulong)));
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, CLSORT__SCRATCH_VCOPY, total * value_size));
+    }
     /* Keys and values travel like clsort_sort's (transfer.h: pinned blocks, pinned staging);
      * the offsets are small and go with one plain write. */
     ctx->stats.pinned_source =
@@ -96,7 +103,7 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     clsort__seg_desc d;
     memset(&d, 0, sizeof d);
     d.type = type;
-    d.value_size = values ? value_size : 0;
+    d.value_size = values && !composed ? value_size : 0;
     d.algo = seg_algo(algo);
     d.flags = flags;
     d.nseg = nseg;
@@ -110,8 +117,18 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     d.large_len = c->large ? c->longest : 0;
     d.meta_slot = 2;
     d.gpos_slot = 2; /* unused: stable long segments are not sorted here (seg_large_max) */
-    CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
-                                   ctx->scratch[3], 0, NULL, NULL));
+    d.composed = composed;
+    d.key32_type = key32_type;
+    d.key32_flags = key32_flags;
+    d.key32_value_size = value_size;
+    const clsort__composed comp = {ctx->scratch[0], ctx->scratch[1],
+                                   ctx->scratch[CLSORT__SCRATCH_VCOPY]};
+    if (composed)
+        CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[CLSORT__SCRATCH_COMPOSED], NULL,
+                                       ctx->scratch[3], &comp, 0, NULL, NULL));
+    else
+        CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
+                                       ctx->scratch[3], NULL, 0, NULL, NULL));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "segmented sort kernels");
     CLSORT__CHECK(clsort__transfer_settle(ctx));
@@ -177,15 +194,32 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         ctx->stats.algorithm = seg_algo(algo);
         return rc;
     }
-    const unsigned tile = clsort__seg_tile(ctx, type, vs, (flags & CLSORT_STABLE) != 0);
+    /* Stable pairs of 32-bit keys sorted by bitonic, whose long segments (above 64 keys) hold an
+     * eighth of the keys or more: sorted as 64-bit composites alone (segments.h), so every
+     * choice below is the composites' (svs: the value size the passes see). */
+    uint64_t long_keys = 0;
+    for (size_t i = 0; (flags & CLSORT_STABLE) && i < nseg; ++i)
+        long_keys += offsets[i + 1] - offsets[i] > 64 ? offsets[i + 1] - offsets[i] : 0;
+    const unsigned key32_flags = flags;
+    const clsort_type key32_type = type;
+    const int composed =
+        clsort__seg_compose(ctx, type, vs, flags, total,
+                            seg_algo(algo) == CLSORT_BITONIC && long_keys &&
+                                long_keys >= total / 8);
+    if (composed) {
+        type = CLSORT_U64;
+        flags &= ~(CLSORT_STABLE | CLSORT_DESCENDING);
+    }
+    const size_t svs = composed ? 0 : vs;
+    const unsigned tile = clsort__seg_tile(ctx, type, svs, (flags & CLSORT_STABLE) != 0);
     int staged = 0;
-    const unsigned tiny = clsort__seg_tiny(ctx, type, vs, &staged);
+    const unsigned tiny = clsort__seg_tiny(ctx, type, svs, &staged);
     const int stable = (flags & CLSORT_STABLE) != 0;
     /* The passes' split (plan.c makes the same from the same functions): tiny segments one a
      * work-item, up to the packed tile packed, up to 4096 keys (or, without the large passes,
      * up to large_max) one a work-group, the rest up to large_max in the large passes. */
     const unsigned pack =
-        clsort__seg_pack_tile(ctx, type, vs, tiny, stable, seg_algo(algo) == CLSORT_BITONIC);
+        clsort__seg_pack_tile(ctx, type, svs, tiny, stable, seg_algo(algo) == CLSORT_BITONIC);
     const int large_on = !stable && clsort__seg_large_on(ctx, pack);
     const uint64_t large_max =
         large_on ? CLSORT__SEG_LARGE_PASS_MAX : clsort__seg_large_max(ctx, tile, stable);
@@ -211,8 +245,8 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
          * tiles as spans there (no lookups), and took 0.154 ms for 2^24 u32+u32 pairs against
          * 0.164 staged (H200, 2026-11-28; u64 keys 0.188 against 0.186, u32 keys 0.092 against
          * 0.074: staged). */
-        const int span64 = c.all64 && clsort_type_size(type) + vs > 4;
-        if (tiny == 32 && !span64 && clsort__seg_stage_wide(ctx, type, vs) &&
+        const int span64 = c.all64 && clsort_type_size(type) + svs > 4;
+        if (tiny == 32 && !span64 && clsort__seg_stage_wide(ctx, type, svs) &&
             clsort__seg_stage_pays(c.tiny + c.wide, sorted)) {
             c.tiny += c.wide; /* staged up to 64 keys; the packed tile is above 64 either way */
             c.packed -= c.wide;
@@ -223,7 +257,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
             c.pack_tiny = 1;
         }
     } else if (staged == 1 && !pack && tiny == 32 && c.wide &&
-               c.wide * (stable ? 64 : 256) >= c.tiny && clsort__seg_stage_wide(ctx, type, vs)) {
+               c.wide * (stable ? 64 : 256) >= c.tiny && clsort__seg_stage_wide(ctx, type, svs)) {
         /* The odd-even networks and stable pairs have no packed pass: their segments of 33..64
          * keys would go to the group pass, a work-group each, which took 2.06 ms for 2^24 u32
          * keys in segments of 48 against 0.071 staged (odd-even merge; transposition 1.81
@@ -239,7 +273,8 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         c.stage_wide = 1;
     }
     if (c.tiny || c.packed || c.group || c.large)
-        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, &c, large_max);
+        rc = device_small(ctx, k, v, vs, offsets, nseg, type, algo, flags, &c, large_max,
+                          composed, key32_type, key32_flags);
     if (rc == CLSORT_OK && nlarge)
         *large_out = (unsigned)large_max;
     return rc;
@@ -328,7 +363,8 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: bad wait list", fn);
     if (nseg > 0 && (!keys || !offsets))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys or offsets is NULL", fn);
-    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    const size_t ks = clsort_type_size(type);
+    size_t vs = values ? value_size : 0; /* 0 where composed */
     size_t have = 0;
     uint64_t cap = 0;
     if (nseg > 0) {
@@ -360,6 +396,24 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
     clsort__seg_desc d;
     memset(&d, 0, sizeof d);
+    /* Stable pairs of 32-bit keys sorted by bitonic at a mean above 64 keys: composed, as in the
+     * host variant (which counts the keys in long segments; here only the mean is known). */
+    d.composed = clsort__seg_compose(ctx, type, vs, flags, cap,
+                                     seg_algo(algo) == CLSORT_BITONIC &&
+                                         cap > (uint64_t)nseg * 64);
+    d.key32_type = type;
+    d.key32_flags = flags;
+    d.key32_value_size = vs;
+    if (d.composed) {
+        type = CLSORT_U64;
+        flags &= ~(CLSORT_STABLE | CLSORT_DESCENDING);
+        vs = 0;
+        rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED, (size_t)cap * sizeof(cl_ulong));
+        if (rc == CLSORT_OK)
+            rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_VCOPY, (size_t)cap * d.key32_value_size);
+        if (rc != CLSORT_OK)
+            return rc;
+    }
     d.type = type;
     d.value_size = vs;
     d.algo = seg_algo(algo);
@@ -395,7 +449,12 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.large_len = clsort__seg_large_blind(cap, nseg) ? cap : 0; /* lengths unknown here */
     d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
     d.gpos_slot = 2;
-    return enqueue_segments(ctx, &d, keys, values, offsets, num_wait, wait, done);
+    if (d.composed) {
+        const clsort__composed comp = {keys, values, ctx->scratch[CLSORT__SCRATCH_VCOPY]};
+        return enqueue_segments(ctx, &d, ctx->scratch[CLSORT__SCRATCH_COMPOSED], NULL, offsets,
+                                &comp, num_wait, wait, done);
+    }
+    return enqueue_segments(ctx, &d, keys, values, offsets, NULL, num_wait, wait, done);
 }
 
 int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,

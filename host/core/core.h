@@ -65,6 +65,8 @@ typedef struct clsort__size_range {
     clsort_params params;
 } clsort__size_range;
 #define CLSORT__MAX_SIZE_RANGES 4
+/* The context's scratch buffers (scratch.h). */
+#define CLSORT__NSCRATCH 6
 
 struct clsort_ctx {
     /* Serialises the calls on one context, so a context shared by threads is safe (calls on
@@ -93,10 +95,12 @@ struct clsort_ctx {
                                     * own sort on the same cores; [auto] host_path_max) */
     char config_source[1024];      /* path of the tuned config, or "built-in defaults" */
 
-    /* Scratch device buffers, reused across calls: 0 and 1 hold host-array sorts' keys and
-     * values, 3 the segmented sort's offsets (api_segments.c); 2 is free. */
-    cl_mem scratch[4];
-    size_t scratch_size[4];
+    /* Scratch device buffers, reused across calls (scratch.h names them): 0 and 1 hold
+     * host-array sorts' keys and values, 2 the segmented sort's bin list (host variant) or
+     * stable positions (buffer variant), 3 its offsets, 4 and 5 its composites and their
+     * values' copy (api_segments.c). */
+    cl_mem scratch[CLSORT__NSCRATCH];
+    size_t scratch_size[CLSORT__NSCRATCH];
 
     /* Host memory for transfers: clsort_host_alloc's blocks and the lazily made pinned staging
      * of other host arrays; only transfer.c sees inside (NULL until clsort__transfer_init). */

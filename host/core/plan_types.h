@@ -36,6 +36,7 @@ typedef enum clsort__args_kind {
     CLSORT__ARGS_SEG_BIN,
     CLSORT__ARGS_SEG_TINY,
     CLSORT__ARGS_SEG_GROUP,
+    CLSORT__ARGS_SEG_KEYS32,
     CLSORT__ARGS_TOPK_TILE,
     CLSORT__ARGS_TOPK_GLOBAL
 } clsort__args_kind;
@@ -127,6 +128,12 @@ typedef struct clsort__seg_plan {
     uint64_t large_groups;      /* work-groups for each of their launches */
     int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
     int need_gpos;              /* stable pairs with segments above the tile: global positions */
+    int composed;               /* stable pairs of 32-bit keys sorted as 64-bit composites alone
+                                 * (key in order space, position): the run's keys are the
+                                 * composites, seg_compose and seg_decompose go between them and
+                                 * the caller's keys and values */
+    cl_uint xf32;               /* the 32-bit keys' transform (composed) */
+    cl_uint vwords;             /* 32-bit words a value (composed) */
 } clsort__seg_plan;
 
 /* Top-k's part of a plan (clsort__plan_topk): rows of n keys, the first k of each (kernels/topk.cl,

@@ -94,6 +94,22 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     int rc = CLSORT_OK;
     if (info->args == CLSORT__ARGS_TOPK_TILE || info->args == CLSORT__ARGS_TOPK_GLOBAL)
         return set_topk_args(st, k, s, name);
+    if (info->args == CLSORT__ARGS_SEG_KEYS32) {
+        /* (composites, the caller's keys and values, the values' copy, off, nseg, cap, xf32,
+         * vwords) */
+        const cl_mem bufs[5] = {keys, st->keys32, st->vals32, st->vcopy, st->offsets};
+        for (int i = 0; i < 5 && rc == CLSORT_OK; ++i)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), &bufs[i], name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof nseg, &nseg, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof cap, &cap, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof sg->xf32, &sg->xf32, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof sg->vwords, &sg->vwords, name);
+        return rc;
+    }
     /* Every other list but the bins' opens with the keys and, in pair programs, the values. */
     if (info->args != CLSORT__ARGS_SEG_BIN) {
         rc = set_arg(ctx, k, a++, sizeof(cl_mem), &keys, name);
@@ -141,7 +157,8 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
         break;
     case CLSORT__ARGS_TOPK_TILE:
     case CLSORT__ARGS_TOPK_GLOBAL:
-        break; /* set_topk_args */
+    case CLSORT__ARGS_SEG_KEYS32:
+        break; /* above */
     }
     return rc;
 }
@@ -373,11 +390,17 @@ fail:
 }
 
 int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys,
-                               cl_mem vals, cl_mem offsets, cl_uint num_wait,
-                               const cl_event *wait, cl_event *done, clsort__run *run)
+                               cl_mem vals, cl_mem offsets, const clsort__composed *composed,
+                               cl_uint num_wait, const cl_event *wait, cl_event *done,
+                               clsort__run *run)
 {
     int rc = clsort__run_begin(ctx, plan, keys, vals, num_wait, wait, done, NULL, run);
     run->offsets = offsets;
+    if (composed) {
+        run->keys32 = composed->keys32;
+        run->vals32 = composed->vals32;
+        run->vcopy = composed->vcopy;
+    }
     if (rc != CLSORT_OK || plan->empty)
         return rc;
     const clsort__seg_plan *sg = &plan->seg;

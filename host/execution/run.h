@@ -14,6 +14,7 @@ typedef struct clsort__run {
     clsort__program *prog;
     cl_mem keys, vals;
     cl_mem offsets, meta, gpos;         /* the segmented sort's list and scratch */
+    cl_mem keys32, vals32, vcopy;       /* a composed segmented sort's (clsort__composed) */
     cl_mem out_keys, out_vals;          /* the top-k's outputs */
     cl_mem items[3][3];                 /* the top-k's item buffers [1], [2]: keys, indices,
                                            values; the run's own, released at its end */
@@ -36,10 +37,17 @@ typedef struct clsort__run {
 int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
                       cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
                       clsort__run *run);
+/* The caller's buffers of a composed segmented sort (clsort__seg_plan.composed): its 32-bit keys
+ * and its values, which the run reads and writes, and a copy of the values for the run. */
+typedef struct clsort__composed {
+    cl_mem keys32, vals32, vcopy;
+} clsort__composed;
 /* The same for a segmented plan on keys (vals) and the segment offsets: also makes sure the
- * plan's scratch buffers (bin list, stable positions) are large enough. */
+ * plan's scratch buffers (bin list, stable positions) are large enough. A composed plan sorts
+ * the composites in keys (vals NULL) for the buffers in composed (else NULL). */
 int clsort__run_begin_segments(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys,
-                               cl_mem vals, cl_mem offsets, cl_uint num_wait,
+                               cl_mem vals, cl_mem offsets, const clsort__composed *composed,
+                               cl_uint num_wait,
                                const cl_event *wait, cl_event *done, clsort__run *run);
 /* The same for a top-k plan: rows in keys (and the values to carry in vals, NULL for none), the
  * first k of each to out_keys (and out_vals, NULL for none). Also creates the plan's item

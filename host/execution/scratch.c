@@ -1,7 +1,5 @@
-/* scratch.c - the context's scratch device buffers, grown on demand and reused across calls:
- * 0 and 1 hold host-array sorts' keys and values, 3 the segmented sort's offsets; 2 is free (it
- * held the odd-even merge's auxiliary keys until its finish ran in place). clsort_destroy releases
- * them. */
+/* scratch.c - the context's scratch device buffers, grown on demand and reused across calls
+ * (scratch.h names them). clsort_destroy releases them. */
 #include "scratch.h"
 
 #include "transfer.h"

@@ -4,6 +4,13 @@
 
 #include "core.h"
 
+/* The slots (core.h, CLSORT__NSCRATCH of them): 0 and 1 hold host-array sorts' keys and values;
+ * 2 the segmented sort's bin list (host variant; the buffer variant's is in 0) or its stable
+ * positions (buffer variant); 3 its offsets (host variant); 4 the 64-bit composites of a
+ * composed segmented sort (segments.h, clsort__seg_compose) and 5 its values' copy. */
+#define CLSORT__SCRATCH_COMPOSED 4
+#define CLSORT__SCRATCH_VCOPY 5
+
 /* Makes sure scratch buffer i holds at least size bytes. */
 int clsort__ensure_scratch(clsort_ctx *ctx, int i, size_t size);
 

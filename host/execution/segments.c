@@ -226,3 +226,15 @@ int clsort__seg_large_blind(uint64_t cap, uint64_t nseg)
         return 1;
     return cap / nseg > CLSORT__SEG_GROUP_MAX;
 }
+
+int clsort__seg_compose(const clsort_ctx *ctx, clsort_type type, size_t value_size,
+                        unsigned flags, uint64_t cap, int pays)
+{
+    if (!(flags & CLSORT_STABLE) || !value_size || clsort_type_size(type) != 4 || !cap ||
+        cap > ctx->dev.max_alloc / sizeof(cl_ulong))
+        return 0;
+    const char *env = getenv("CLSORT_SEG_COMPOSE");
+    if (env && *env)
+        return strcmp(env, "0") != 0;
+    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) && pays;
+}

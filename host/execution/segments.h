@@ -71,6 +71,16 @@ uint64_t clsort__seg_large_units(uint64_t cap, unsigned pack_tile);
 /* Whether the buffer variant, which cannot see the lengths, plans the large passes for nseg
  * segments in buffers of cap elements (where clsort__seg_large_on allows them at all). */
 int clsort__seg_large_blind(uint64_t cap, uint64_t nseg);
+/* Whether a stable sort of pairs with 32-bit keys (type, value_size, flags) on cap elements
+ * is composed (kernels/segmented.cl, seg_compose): sorted as 64-bit keys alone, each the key in
+ * its order space above its position, in a scratch buffer of cap x 8 bytes, the values fetched
+ * afterwards from a copy (cap x value_size bytes) by those positions, where the group pass would
+ * otherwise take the long segments one a work-group. `pays`
+ * is the caller's measure of that (bitonic, whose packed and large passes then take them, and
+ * long segments hold an eighth of the keys, or the mean is above 64 keys). GPUs; CLSORT_SEG_COMPOSE=1 composes wherever it can (any device, any
+ * lengths: tests), =0 never. */
+int clsort__seg_compose(const clsort_ctx *ctx, clsort_type type, size_t value_size,
+                        unsigned flags, uint64_t cap, int pays);
 uint64_t clsort__seg_meta_words(uint64_t nseg, uint64_t large_units);
 
 #endif /* CLSORT_SEGMENTS_H */

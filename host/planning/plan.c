@@ -149,6 +149,9 @@ void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,
     }
     sg->meta_slot = desc->meta_slot;
     sg->gpos_slot = desc->gpos_slot;
+    sg->composed = desc->composed;
+    sg->xf32 = desc->composed ? key_transform(desc->key32_type, desc->key32_flags) : 0;
+    sg->vwords = desc->composed ? (cl_uint)(desc->key32_value_size / 4) : 0;
     /* Stable pairs need a position per key in global memory once a segment is longer than the
      * tile and the group pass sorts it there. */
     sg->need_gpos = stable && sg->groups && sg->max_len > sg->tile;

@@ -36,6 +36,13 @@ typedef struct clsort__seg_desc {
     uint64_t large_len;         /* at least the longest segment above 4096 keys (at most
                                  * max_len), for the large passes; 0: none */
     int meta_slot, gpos_slot;   /* scratch buffers for the bin list and stable positions */
+    int composed;               /* type and flags are the composites' (CLSORT_U64, neither
+                                 * CLSORT_STABLE nor CLSORT_DESCENDING, value_size 0);
+                                 * key32_type, key32_flags and key32_value_size the caller's
+                                 * (segments.h, clsort__seg_compose) */
+    clsort_type key32_type;
+    unsigned key32_flags;
+    size_t key32_value_size;
 } clsort__seg_desc;
 /* Fills plan for the segmented sort of desc (kernels/segmented.cl, schedule.c). */
 void clsort__plan_segments(const clsort_ctx *ctx, const clsort__seg_desc *desc,

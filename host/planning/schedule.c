@@ -225,6 +225,8 @@ static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, 
      * variant saw nothing longer), nothing is binned (2^20 segments of 16 keys: the count and
      * the scatter took 20-25 us of 78 on an H200). */
     const int binned = !(sg->tiny_staged && !pack_groups && !sg->groups && !large);
+    if (sg->composed)
+        EMIT(step(CLSORT__K_seg_compose, sg->cap, 0, 0, 0));
     if (binned) {
         EMIT(zero);
         EMIT(step(CLSORT__K_seg_count, seg_bin_items(sg->nseg), 0, 0, 0));
@@ -241,11 +243,9 @@ static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, 
     const cl_uint group_last = large ? CLSORT__SEG_LARGE_BIN - 1 : CLSORT__SEG_LARGE_BIN;
     if (sg->groups && group_bin <= group_last)
         EMIT(step(CLSORT__K_seg_sort_group, sg->groups * sg->wg, 2, group_bin, group_last));
-    if (!large)
-        return CLSORT_OK;
     const unsigned tile_log = sg->pack_log;
     const uint64_t items = sg->large_groups * sg->wg;
-    for (unsigned klog = tile_log + 1; klog <= sg->large_log; ++klog) {
+    for (unsigned klog = tile_log + 1; large && klog <= sg->large_log; ++klog) {
         unsigned levels = klog - tile_log; /* strides 2^(klog-1) .. TILE */
         unsigned top = klog - 1;           /* log2 of the highest stride left */
         int flip = 1;
@@ -259,6 +259,8 @@ static int schedule_segmented(const clsort__seg_plan *sg, clsort__emit_fn emit, 
         }
         EMIT(step(CLSORT__K_seg_large_merge, items, 2, klog, 0));
     }
+    if (sg->composed)
+        EMIT(step(CLSORT__K_seg_decompose, sg->cap, 0, 0, 0));
     return CLSORT_OK;
 }
 
