@@ -279,12 +279,13 @@ CLSORT_API int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_si
  *  GPUs with bitonic (AUTO) and without CLSORT_STABLE, every segment of up to 2^31 keys in the
  *  same set of launches, each by as many work-groups as its length fills (clsort_sort's passes
  *  on all of them at once); otherwise each segment is sorted like clsort_sort / clsort_sort_pairs (so one
- *  segment covering everything costs what clsort_sort does). On GPUs with bitonic (AUTO),
+ *  segment covering everything costs what clsort_sort does). On GPUs with CLSORT_AUTO,
  *  CLSORT_STABLE pairs of 32-bit keys whose segments above 64 keys hold at least an eighth of
  *  the keys are sorted as 64-bit keys that join each key with its position, which makes any
  *  sort stable, in the same set of launches as unstable ones (every length); that takes
  *  8 + value_size bytes of device memory per key in the context's scratch, besides the keys
- *  and values. AUTO uses bitonic in the segmented
+ *  and values, and fetches each value by its position afterwards, so it is not data-oblivious
+ *  (an explicit network never takes it; docs/security.md). AUTO uses bitonic in the segmented
  *  passes and resolves by size for segments sorted like clsort_sort; an explicit network is
  *  used for every segment, so the memory accesses depend only on the segment lengths
  *  (docs/security.md). The host fallback is used only when the whole total is at most
@@ -316,7 +317,7 @@ CLSORT_API int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, s
  *  could hold (the lengths are not read back: about 3 launches per doubling of the buffers
  *  above 4096 elements); otherwise by one work-group each in global memory, which is much
  *  slower than clsort_sort_buffer for one large array. CLSORT_STABLE pairs of 32-bit keys on
- *  GPUs with bitonic (AUTO) at a mean length above 64 keys are sorted as clsort_sort_segments
+ *  GPUs with CLSORT_AUTO at a mean length above 64 keys are sorted as clsort_sort_segments
  *  sorts them (keys joined
  *  with positions; 8 + value_size bytes of scratch per element the buffers hold). The host
  *  fallback is never used.

@@ -194,9 +194,11 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         ctx->stats.algorithm = seg_algo(algo);
         return rc;
     }
-    /* Stable pairs of 32-bit keys sorted by bitonic, whose long segments (above 64 keys) hold an
-     * eighth of the keys or more: sorted as 64-bit composites alone (segments.h), so every
-     * choice below is the composites' (svs: the value size the passes see). */
+    /* Stable pairs of 32-bit keys with AUTO (bitonic here), whose long segments (above 64 keys)
+     * hold an eighth of the keys or more: sorted as 64-bit composites alone (segments.h), so
+     * every choice below is the composites' (svs: the value size the passes see). Not with an
+     * explicit network: the values' fetch by position reads addresses that follow the keys'
+     * order, which docs/security.md promises explicit networks never do. */
     uint64_t long_keys = 0;
     for (size_t i = 0; (flags & CLSORT_STABLE) && i < nseg; ++i)
         long_keys += offsets[i + 1] - offsets[i] > 64 ? offsets[i + 1] - offsets[i] : 0;
@@ -204,8 +206,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     const clsort_type key32_type = type;
     const int composed =
         clsort__seg_compose(ctx, type, vs, flags, total,
-                            seg_algo(algo) == CLSORT_BITONIC && long_keys &&
-                                long_keys >= total / 8);
+                            algo == CLSORT_AUTO && long_keys && long_keys >= total / 8);
     if (composed) {
         type = CLSORT_U64;
         flags &= ~(CLSORT_STABLE | CLSORT_DESCENDING);
@@ -396,11 +397,10 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
     clsort__seg_desc d;
     memset(&d, 0, sizeof d);
-    /* Stable pairs of 32-bit keys sorted by bitonic at a mean above 64 keys: composed, as in the
-     * host variant (which counts the keys in long segments; here only the mean is known). */
+    /* Stable pairs of 32-bit keys with AUTO at a mean above 64 keys: composed, as in the host
+     * variant (which counts the keys in long segments; here only the mean is known). */
     d.composed = clsort__seg_compose(ctx, type, vs, flags, cap,
-                                     seg_algo(algo) == CLSORT_BITONIC &&
-                                         cap > (uint64_t)nseg * 64);
+                                     algo == CLSORT_AUTO && cap > (uint64_t)nseg * 64);
     d.key32_type = type;
     d.key32_flags = flags;
     d.key32_value_size = vs;

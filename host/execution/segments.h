@@ -76,8 +76,10 @@ int clsort__seg_large_blind(uint64_t cap, uint64_t nseg);
  * its order space above its position, in a scratch buffer of cap x 8 bytes, the values fetched
  * afterwards from a copy (cap x value_size bytes) by those positions, where the group pass would
  * otherwise take the long segments one a work-group. `pays`
- * is the caller's measure of that (bitonic, whose packed and large passes then take them, and
- * long segments hold an eighth of the keys, or the mean is above 64 keys). GPUs; CLSORT_SEG_COMPOSE=1 composes wherever it can (any device, any
+ * is the caller's measure of that (CLSORT_AUTO, whose bitonic packed and large passes then take
+ * them, and long segments hold an eighth of the keys, or the mean is above 64 keys; never an
+ * explicit network: the values' fetch by position reads addresses that follow the keys' order,
+ * docs/security.md). GPUs; CLSORT_SEG_COMPOSE=1 composes wherever it can (any device, any
  * lengths: tests), =0 never. */
 int clsort__seg_compose(const clsort_ctx *ctx, clsort_type type, size_t value_size,
                         unsigned flags, uint64_t cap, int pays);
