@@ -21,6 +21,7 @@ static char trace_path[256];
  * one per line, malloc'ed (NULL on failure). */
 static const uint64_t *seg_off; /* when set, launch_trace sorts these segments of keys */
 static size_t seg_n;
+static void *seg_vals; /* and, when set, these 4-byte values with them */
 static size_t topk_rows, topk_k; /* when topk_k is set, launch_trace runs clsort_topk */
 
 static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
@@ -40,8 +41,8 @@ static char *launch_trace(clsort_ctx *ctx, void *keys, size_t n, clsort_type typ
         free(out);
         free(idx);
     } else if (seg_off)
-        *rc = clsort_sort_segments(ctx, keys, NULL, 0, seg_off, seg_n, type, algo,
-                                   flags | CLSORT_NO_HOST_FALLBACK);
+        *rc = clsort_sort_segments(ctx, keys, seg_vals, seg_vals ? 4 : 0, seg_off, seg_n, type,
+                                   algo, flags | CLSORT_NO_HOST_FALLBACK);
     else
         *rc = clsort_sort(ctx, keys, n, type, algo, flags | CLSORT_NO_HOST_FALLBACK);
     fflush(stderr);
@@ -223,6 +224,40 @@ int main(void)
     seg_off = NULL;
     t_ok(seg_first[0][0] && seg_first[0][1] && strcmp(seg_first[0][0], seg_first[0][1]) != 0,
          "segments: the sequences differ between length patterns (bitonic)");
+    /* Stable pairs of 32-bit keys in long segments: AUTO may sort them as keys joined with
+     * their positions, fetching each value by position afterwards, which is not oblivious
+     * (docs/security.md); an explicit network must never. CLSORT_SEG_COMPOSE=auto applies the
+     * GPUs' rule on any device. */
+    {
+        static const uint64_t long_off[5] = {0, 1000, 2000, 3000, 4000};
+        const size_t n = 4000;
+        uint32_t *k = t_xmalloc(n * 4), *v = t_xmalloc(n * 4);
+        setenv("CLSORT_SEG_COMPOSE", "auto", 1);
+        seg_off = long_off;
+        seg_n = 4;
+        seg_vals = v;
+        for (int explicit_net = 0; explicit_net < 2; ++explicit_net) {
+            t_rng r = t_rng_for(n, 77, explicit_net, 0);
+            t_fill(CLSORT_U32, T_FEW, k, n, &r);
+            for (size_t i = 0; i < n; ++i)
+                v[i] = (uint32_t)i;
+            int rc;
+            char *tr = launch_trace(ctx, k, n, CLSORT_U32,
+                                    explicit_net ? CLSORT_BITONIC : CLSORT_AUTO, CLSORT_STABLE,
+                                    &rc);
+            const int composed = tr && strstr(tr, "seg_decompose") != NULL;
+            t_ok(rc == CLSORT_OK && composed == !explicit_net,
+                 "stable pairs in long segments, %s: %s (the values' fetch by position is not "
+                 "oblivious)", explicit_net ? "explicit bitonic" : "AUTO",
+                 composed ? "composed" : "not composed");
+            free(tr);
+        }
+        seg_off = NULL;
+        seg_vals = NULL;
+        unsetenv("CLSORT_SEG_COMPOSE");
+        free(k);
+        free(v);
+    }
     if (seg_first[0][0])
         t_diag("segments, bitonic, pattern 0:\n# %.600s", seg_first[0][0]);
     for (int a = 0; a < 3; ++a)

@@ -234,7 +234,8 @@ int clsort__seg_compose(const clsort_ctx *ctx, clsort_type type, size_t value_si
         cap > ctx->dev.max_alloc / sizeof(cl_ulong))
         return 0;
     const char *env = getenv("CLSORT_SEG_COMPOSE");
-    if (env && *env)
+    const int like_gpu = env && !strcmp(env, "auto");
+    if (env && *env && !like_gpu)
         return strcmp(env, "0") != 0;
-    return (ctx->dev.type & CL_DEVICE_TYPE_GPU) && pays;
+    return ((ctx->dev.type & CL_DEVICE_TYPE_GPU) || like_gpu) && pays;
 }

@@ -80,7 +80,7 @@ int clsort__seg_large_blind(uint64_t cap, uint64_t nseg);
  * them, and long segments hold an eighth of the keys, or the mean is above 64 keys; never an
  * explicit network: the values' fetch by position reads addresses that follow the keys' order,
  * docs/security.md). GPUs; CLSORT_SEG_COMPOSE=1 composes wherever it can (any device, any
- * lengths: tests), =0 never. */
+ * lengths, any network: tests), =0 never, =auto by the GPUs' rule on any device. */
 int clsort__seg_compose(const clsort_ctx *ctx, clsort_type type, size_t value_size,
                         unsigned flags, uint64_t cap, int pays);
 uint64_t clsort__seg_meta_words(uint64_t nseg, uint64_t large_units);
