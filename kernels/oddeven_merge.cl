@@ -92,13 +92,7 @@ __kernel CLSORT_SHAPE_GROUP void oem_sort_tile(CLSORT_ARGS_SORT1(kmax))
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
         }
-        for (uint s = t; s < TILE; s += WG_SIZE) {
-            const idx_t q = first + s;
-            if (q < n) {
-                keys[q] = from_order(lk[LPAD(s)], xf);
-                IF_VALS(vals[q] = lv[LPAD(s)];)
-            }
-        }
+        LDS_TO_GLOBAL();
         return;
     }
     LOAD_TILE(first, TILE);

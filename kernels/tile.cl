@@ -193,9 +193,8 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
     }                                                                                   \
     barrier(CLK_LOCAL_MEM_FENCE);                                                       \
     SLOTS_FROM_LDS()
-#define LDS_STORE()                                                                     \
-    SLOTS_TO_LDS();                                                                     \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+/* The tile in local memory (after a barrier) to global memory, coalesced. */
+#define LDS_TO_GLOBAL()                                                                 \
     for (uint s_ = t; s_ < TILE; s_ += WG_SIZE) {                                       \
         const idx_t p_ = first + s_;                                                    \
         if (p_ < n) {                                                                   \
@@ -203,6 +202,10 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
             IF_VALS(vals[p_] = lv[LPAD(s_)];)                                           \
         }                                                                               \
     }
+#define LDS_STORE()                                                                     \
+    SLOTS_TO_LDS();                                                                     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                       \
+    LDS_TO_GLOBAL()
 
 /* A solo tile's keys are contiguous: plain addressing that a CPU compiler vectorises (the
  * layout arithmetic of LAYOUT_POS, with its run-time shifts, made PoCL 10x slower). */

@@ -166,6 +166,26 @@ static int sort_batch(size_t n, t_rng *r)
     return ok;
 }
 
+/* Sets $CLSORT_BUILD_OPTIONS (read at each program build) to opts; returns what it held, for
+ * restore_build_options. */
+static char *set_build_options(const char *opts)
+{
+    const char *old = getenv("CLSORT_BUILD_OPTIONS");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("CLSORT_BUILD_OPTIONS", opts, 1);
+    return saved;
+}
+
+static void restore_build_options(char *saved)
+{
+    if (saved) {
+        setenv("CLSORT_BUILD_OPTIONS", saved, 1);
+        free(saved);
+    } else {
+        unsetenv("CLSORT_BUILD_OPTIONS");
+    }
+}
+
 /* The odd-even merge's tile sort with these shapes runs Batcher's levels from registers where a
  * set of positions is closed under them (oddeven_merge.cl, OEM_REG_TILE); its run-time path,
  * built with -DCLSORT_OEM_RUNTIME_TILE=1, runs the same comparators one level at a time in local
@@ -185,23 +205,17 @@ static int same_runtime_tile(const struct kind *k, size_t n, t_rng *r, int show)
     memcpy(keys2, keys, n * sz);
     if (vals)
         memcpy(vals2, vals, n * k->vsize);
-    const char *old = getenv("CLSORT_BUILD_OPTIONS");
-    char *saved = old ? strdup(old) : NULL;
     const unsigned flags = k->flags | CLSORT_NO_HOST_FALLBACK;
+    char *saved = NULL;
     int rc[2];
     for (int rt = 0; rt < 2; ++rt) {
         unsigned char *kk = rt ? keys2 : keys, *vv = rt ? vals2 : vals;
         if (rt)
-            setenv("CLSORT_BUILD_OPTIONS", "-DCLSORT_OEM_RUNTIME_TILE=1", 1);
+            saved = set_build_options("-DCLSORT_OEM_RUNTIME_TILE=1");
         rc[rt] = vv ? clsort_sort_pairs(ctx, kk, vv, k->vsize, n, k->type, algo, flags)
                     : clsort_sort(ctx, kk, n, k->type, algo, flags);
     }
-    if (saved) {
-        setenv("CLSORT_BUILD_OPTIONS", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("CLSORT_BUILD_OPTIONS");
-    }
+    restore_build_options(saved);
     size_t at = n;
     for (size_t i = 0; at == n && i < n; ++i)
         if (memcmp(keys + i * sz, keys2 + i * sz, sz) ||
@@ -227,9 +241,7 @@ static void lanes_pass(int level)
 {
     static const clsort_params lane_shapes[] = {
         {32, 1, 256, 4}, {128, 1, 1024, 4}, {256, 1, 4096, 16}};
-    const char *old = getenv("CLSORT_BUILD_OPTIONS");
-    char *saved = old ? strdup(old) : NULL;
-    setenv("CLSORT_BUILD_OPTIONS", "-DCLSORT_LANES=2", 1);
+    char *saved = set_build_options("-DCLSORT_LANES=2");
     algo = CLSORT_BITONIC;
     for (size_t si = 0; si < sizeof lane_shapes / sizeof *lane_shapes; ++si) {
         const clsort_params *p = &lane_shapes[si];
@@ -262,12 +274,7 @@ static void lanes_pass(int level)
             clsort_set_params(ctx, algo, k->type, k->vsize, &zero);
         }
     }
-    if (saved) {
-        setenv("CLSORT_BUILD_OPTIONS", saved, 1);
-        free(saved);
-    } else {
-        unsetenv("CLSORT_BUILD_OPTIONS");
-    }
+    restore_build_options(saved);
 }
 
 int main(void)
@@ -316,8 +323,8 @@ int main(void)
                     t_ok(sort_batch(T + 1, &r), "%s{wg %u, tile %u}: a batch of 3 arrays of TILE+1",
                          net, p->wg_size, p->tile);
                 /* Each such comparison builds the run-time program of the shape too (PoCL: up
-                 * to a minute): the kinds oem_runs takes at level 0 (32-bit keys of the GPU
-                 * shape) and, from level 1, the widest pairs of every shape. */
+                 * to a minute): 32-bit keys wherever oem_runs takes them and, from level 1, the
+                 * widest pairs wherever it takes those. */
                 if (ai && (ki == 0 || (level >= 1 && k->vsize == 8))) {
                     const size_t both[] = {T / 2 + 3, T - 1, T + 1, 4 * T - 3, 8 * T + 5};
                     unsigned bad = 0;

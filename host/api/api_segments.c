@@ -37,16 +37,32 @@ static clsort_algorithm seg_algo(clsort_algorithm algo)
 }
 
 /* Enqueues the segmented sort of d on the device buffers after the wait list: its plan, its
- * schedule, its run, as for every sort. */
+ * schedule, its run, as for every sort. Where d is composed (segments.h), the run sorts the
+ * composites in scratch 4, with the values' copy in scratch 5, for the caller's keys and vals. */
 static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem keys, cl_mem vals,
-                            cl_mem offsets, const clsort__composed *composed, cl_uint num_wait,
-                            const cl_event *wait, cl_event *done)
+                            cl_mem offsets, cl_uint num_wait, const cl_event *wait,
+                            cl_event *done)
 {
+    int rc = CLSORT_OK;
+    clsort__composed comp = {keys, vals, NULL};
+    if (d->composed) {
+        /* cap * 8 fits one allocation (clsort__seg_compose), and value sizes are 4 or 8. */
+        rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED,
+                                    (size_t)d->cap * sizeof(cl_ulong));
+        if (rc == CLSORT_OK)
+            rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_VCOPY,
+                                        (size_t)d->cap * d->key32_value_size);
+        if (rc != CLSORT_OK)
+            return rc;
+        comp.vcopy = ctx->scratch[CLSORT__SCRATCH_VCOPY];
+        keys = ctx->scratch[CLSORT__SCRATCH_COMPOSED];
+        vals = NULL;
+    }
     clsort__plan plan;
     clsort__plan_segments(ctx, d, &plan);
     clsort__run run;
-    int rc = clsort__run_begin_segments(ctx, &plan, keys, vals, offsets, composed, num_wait, wait,
-                                        done, &run);
+    rc = clsort__run_begin_segments(ctx, &plan, keys, vals, offsets,
+                                    d->composed ? &comp : NULL, num_wait, wait, done, &run);
     if (rc == CLSORT_OK)
         rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
@@ -83,11 +99,6 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, total * value_size));
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 3, (nseg + 1) * sizeof *rel));
-    if (composed) {
-        CLSORT__CHECK(clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED,
-                                             total * sizeof(cl_ulong)));
-        CLSORT__CHECK(clsort__ensure_scratch(ctx, CLSORT__SCRATCH_VCOPY, total * value_size));
-    }
     /* Keys and values travel like clsort_sort's (transfer.h: pinned blocks, pinned staging);
      * the offsets are small and go with one plain write. */
     ctx->stats.pinned_source =
@@ -121,14 +132,8 @@ static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *val
     d.key32_type = key32_type;
     d.key32_flags = key32_flags;
     d.key32_value_size = value_size;
-    const clsort__composed comp = {ctx->scratch[0], ctx->scratch[1],
-                                   ctx->scratch[CLSORT__SCRATCH_VCOPY]};
-    if (composed)
-        CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[CLSORT__SCRATCH_COMPOSED], NULL,
-                                       ctx->scratch[3], &comp, 0, NULL, NULL));
-    else
-        CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
-                                       ctx->scratch[3], NULL, 0, NULL, NULL));
+    CLSORT__CHECK(enqueue_segments(ctx, &d, ctx->scratch[0], values ? ctx->scratch[1] : NULL,
+                                   ctx->scratch[3], 0, NULL, NULL));
     err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "segmented sort kernels");
     CLSORT__CHECK(clsort__transfer_settle(ctx));
@@ -408,11 +413,6 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
         type = CLSORT_U64;
         flags &= ~(CLSORT_STABLE | CLSORT_DESCENDING);
         vs = 0;
-        rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED, (size_t)cap * sizeof(cl_ulong));
-        if (rc == CLSORT_OK)
-            rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_VCOPY, (size_t)cap * d.key32_value_size);
-        if (rc != CLSORT_OK)
-            return rc;
     }
     d.type = type;
     d.value_size = vs;
@@ -449,12 +449,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     d.large_len = clsort__seg_large_blind(cap, nseg) ? cap : 0; /* lengths unknown here */
     d.meta_slot = 0; /* the host-array scratch: unused by buffer sorts */
     d.gpos_slot = 2;
-    if (d.composed) {
-        const clsort__composed comp = {keys, values, ctx->scratch[CLSORT__SCRATCH_VCOPY]};
-        return enqueue_segments(ctx, &d, ctx->scratch[CLSORT__SCRATCH_COMPOSED], NULL, offsets,
-                                &comp, num_wait, wait, done);
-    }
-    return enqueue_segments(ctx, &d, keys, values, offsets, NULL, num_wait, wait, done);
+    return enqueue_segments(ctx, &d, keys, values, offsets, num_wait, wait, done);
 }
 
 int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,

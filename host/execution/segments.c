@@ -40,10 +40,10 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
 {
     /* CLSORT_SEG_TINY (0, 32, 64 or 128) overrides, for measurements; CLSORT_SEG_STAGE (0, 1
      * or auto) turns the staged form off, on, or on where it pays (the GPUs' default, and with
-     * auto the GPUs' length of 32 on any device), where the length is 32 or 64 and it fits. GPUs sort the segments up to 32 keys one a work-item
-     * through local memory, the group copying each segment's keys coalesced (one work-item
-     * reading its own segment strides across the warp), and longer ones up to the packed tile
-     * in packed tiles. PoCL vectorises work-items across SIMD lanes and loses far more per
+     * auto the GPUs' length of 32 on any device), where the length is 32 or 64 and it fits.
+     * GPUs sort the segments up to 32 keys one a work-item through local memory, the group
+     * copying each segment's keys coalesced (one work-item reading its own segment strides
+     * across the warp), and longer ones up to the packed tile in packed tiles. PoCL vectorises work-items across SIMD lanes and loses far more per
      * work-group barrier than to spilled private arrays, so there one work-item per segment
      * reads its own keys, up to TINY_CPU of them (docs/perf.md). */
     const char *st = getenv("CLSORT_SEG_STAGE");
