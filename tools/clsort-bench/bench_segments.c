@@ -1,7 +1,8 @@
 /* bench_segments.c - clsort-bench --segments: times clsort_sort_segments on n = 2^--seg-log keys
  * cut into segments of equal length s, of uniform random length in 1..2s, or of a power-law mix
  * (2^U(0..16) keys), against qsort of each segment on the host, and checks every result against
- * that reference. Device time is clsort_get_stats' device_ns after the host call (and, separately,
+ * that reference: the host variant's and clsort_sort_segments_buffer's (read back), which may take
+ * other passes. Device time is clsort_get_stats' device_ns after the host call (and, separately,
  * after clsort_sort_segments_buffer on uploaded buffers); end-to-end is the host clock around
  * clsort_sort_segments. With --stable, pair types sort with CLSORT_STABLE: keys in 0..255, each
  * value its key's input position, checked, values too, against a counting sort of each segment
@@ -92,6 +93,16 @@ static int values_match(const void *vals, const void *ref, size_t n, size_t ks, 
     return 1;
 }
 
+/* Whether a sorted copy (work, wvals) of (keys, vals) is right: keys as the reference's, the
+ * pairs the same multiset, and for stable sorts the values as the reference's too. */
+static int result_ok(const void *work, const void *wvals, const void *keys, const void *vals,
+                     const void *ref, size_t n, size_t ks, size_t vs, int stable)
+{
+    return bench_find_key_mismatch(work, ref, n, ks, vs) == n &&
+           bench_checksum(work, wvals, n, ks, vs) == bench_checksum(keys, vals, n, ks, vs) &&
+           (!stable || values_match(wvals, ref, n, ks, vs));
+}
+
 static void print_columns(FILE *f)
 {
     fprintf(f, "mode,type,algo,mix,s,n,nseg,device_ms,buffer_device_ms,e2e_ms,qsort_ms,"
@@ -150,15 +161,14 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
         const double q1 = bench_now_ms();
         if (stable)
             stable_reference(packed, keys, vals, off, nseg, ks, vs);
-        if (bench_find_key_mismatch(work, packed, n, ks, vs) != n ||
-            bench_checksum(work, wvals, n, ks, vs) != bench_checksum(keys, vals, n, ks, vs) ||
-            (stable && !values_match(wvals, packed, n, ks, vs))) {
+        if (!result_ok(work, wvals, keys, vals, packed, n, ks, vs, stable)) {
             why = stable ? "result differs from the stable order of each segment"
                          : "result differs from per-segment qsort";
             bad = 1;
             break;
         }
-        /* The buffer variant on uploaded data: device time only. */
+        /* The buffer variant on uploaded data: device time, and its result read back and
+         * checked as the host variant's (it may take other passes: it cannot see the lengths). */
         double bms = -1;
         if (bk && bo && (!vs || bv)) {
             clEnqueueWriteBuffer(env->queue, bk, CL_TRUE, 0, n * ks, keys, 0, NULL, NULL);
@@ -167,9 +177,29 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
             clsort_stats bst;
             rc = clsort_sort_segments_buffer(env->ctx, bk, bv, vs, bo, nseg, t->key, algo, flags,
                                              0, NULL, NULL);
-            if (rc == CLSORT_OK && clsort_get_stats(env->ctx, &bst) == CLSORT_OK)
-                bms = bst.device_ns / 1e6;
-            clFinish(env->queue);
+            if (rc != CLSORT_OK || clsort_get_stats(env->ctx, &bst) != CLSORT_OK) {
+                why = clsort_last_error(env->ctx);
+                bad = 1;
+                break;
+            }
+            bms = bst.device_ns / 1e6;
+            cl_int rk = clEnqueueReadBuffer(env->queue, bk, CL_TRUE, 0, n * ks, work, 0, NULL,
+                                            NULL);
+            cl_int rv = vs ? clEnqueueReadBuffer(env->queue, bv, CL_TRUE, 0, n * vs, wvals, 0,
+                                                 NULL, NULL)
+                           : CL_SUCCESS;
+            if (rk != CL_SUCCESS || rv != CL_SUCCESS) {
+                why = "reading the buffer variant's result back failed";
+                bad = 1;
+                break;
+            }
+            if (!result_ok(work, wvals, keys, vals, packed, n, ks, vs, stable)) {
+                why = stable ? "buffer variant: result differs from the stable order of each "
+                               "segment"
+                             : "buffer variant: result differs from per-segment qsort";
+                bad = 1;
+                break;
+            }
         }
         if (run == 0)
             continue; /* warm-up: builds and caches */
