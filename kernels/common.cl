@@ -31,10 +31,8 @@
 
 #if KEY_BITS == 64
 typedef ulong key_type;
-#define KEY_SIGN ((ulong)1 << 63)
 #elif KEY_BITS == 32
 typedef uint key_type;
-#define KEY_SIGN 0x80000000u
 #else
 #error "KEY_BITS must be 32 or 64"
 #endif
@@ -83,20 +81,24 @@ typedef ulong idx_t;
 /* Branch-free, so that CPUs vectorise it: the masks depend only on the uniform xf, and the sign
  * test becomes an arithmetic mask. Float: sign set -> flip all bits, else flip the sign bit. */
 /* The bodies are macros over the key's type T, so that rows.cl applies the same transform to a
- * vector of keys (T key_row; the masks are scalars, widened to every lane). */
-#define XF_MASKS(xf)                                                   \
-    const key_type fmask = ((xf) & XF_FLOAT) ? ~(key_type)0 : 0;       \
-    const key_type smask = ((xf) & (XF_FLOAT | XF_SIGNED)) ? KEY_SIGN : 0; \
-    const key_type dmask = ((xf) & XF_DESCEND) ? ~(key_type)0 : 0
-#define TO_ORDER_BODY(T, x, xf)                                        \
-    XF_MASKS(xf);                                                      \
-    const T neg = (T)0 - ((x) >> (key_type)(KEY_BITS - 1)); /* all ones when the sign is set */ \
+ * vector of keys (T key_row; the masks are scalars, widened to every lane), and over the scalar
+ * type K of BITS bits, so that segmented.cl's 64-bit program applies it to 32-bit keys too
+ * (order32, unorder32). */
+#define XF_MASKS_OF(K, BITS, xf)                                       \
+    const K fmask = ((xf) & XF_FLOAT) ? ~(K)0 : (K)0;                  \
+    const K smask = ((xf) & (XF_FLOAT | XF_SIGNED)) ? (K)1 << ((BITS) - 1) : (K)0; \
+    const K dmask = ((xf) & XF_DESCEND) ? ~(K)0 : (K)0
+#define TO_ORDER_OF(T, K, BITS, x, xf)                                 \
+    XF_MASKS_OF(K, BITS, xf);                                          \
+    const T neg = (T)0 - ((x) >> (K)((BITS) - 1)); /* all ones when the sign is set */ \
     return (x) ^ ((neg & fmask) | smask) ^ dmask
-#define FROM_ORDER_BODY(T, y, xf)                                      \
-    XF_MASKS(xf);                                                      \
+#define FROM_ORDER_OF(T, K, BITS, y, xf)                               \
+    XF_MASKS_OF(K, BITS, xf);                                          \
     y ^= dmask;                                                        \
-    const T pos = (T)0 - ((~(y)) >> (key_type)(KEY_BITS - 1)); /* all ones: top bit clear */ \
+    const T pos = (T)0 - ((~(y)) >> (K)((BITS) - 1)); /* all ones: top bit clear */ \
     return (y) ^ ((pos & fmask) | smask)
+#define TO_ORDER_BODY(T, x, xf) TO_ORDER_OF(T, key_type, KEY_BITS, x, xf)
+#define FROM_ORDER_BODY(T, y, xf) FROM_ORDER_OF(T, key_type, KEY_BITS, y, xf)
 
 inline key_type to_order(const key_type x, const uint xf)
 {

@@ -1039,19 +1039,12 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_group(CLSORT_ARGS_SEG_GROUP)
  * build the kernels exist (the manifest's ALWAYS) but do nothing. */
 inline uint order32(const uint x, const uint xf)
 {
-    const uint fmask = (xf & XF_FLOAT) ? ~0u : 0u;
-    const uint smask = (xf & (XF_FLOAT | XF_SIGNED)) ? 0x80000000u : 0u;
-    const uint dmask = (xf & XF_DESCEND) ? ~0u : 0u;
-    return x ^ (((0u - (x >> 31)) & fmask) | smask) ^ dmask;
+    TO_ORDER_OF(uint, uint, 32, x, xf);
 }
 
 inline uint unorder32(uint y, const uint xf)
 {
-    const uint fmask = (xf & XF_FLOAT) ? ~0u : 0u;
-    const uint smask = (xf & (XF_FLOAT | XF_SIGNED)) ? 0x80000000u : 0u;
-    const uint dmask = (xf & XF_DESCEND) ? ~0u : 0u;
-    y ^= dmask;
-    return y ^ (((0u - ((~y) >> 31)) & fmask) | smask);
+    FROM_ORDER_OF(uint, uint, 32, y, xf);
 }
 
 __kernel void seg_compose(CLSORT_ARGS_SEG_KEYS32)
