@@ -6,7 +6,8 @@
 #
 # Environment: BUILD (default build); CLSORT_DEVICE (default cpu); CLSORT_TEST_SEED to replay;
 # CLSORT_TEST_LEVEL=0/1/2 for quick/default/thorough sizes; CLSORT_TEST_TIMEOUT (seconds per
-# program, default 900, test_segments 1800); CLSORT_TEST_ONLY (a pattern: run only the programs whose name has it);
+# program, default 900, test_segments 1800); CLSORT_TEST_ONLY (a pattern: run only the programs
+# whose name has it);
 # CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core;
 # check_gpu.sh runs several at once on a GPU machine, where the host's cores sit idle otherwise).
 # With more than one job, each program's output is printed whole when it ends, in suite order.
