@@ -292,6 +292,25 @@ static const char *short_error(tune_state *s, char *buf, size_t size)
     return buf;
 }
 
+/* One end-to-end sort of n keys (run_once with total_ns), checked: 0 and its host-clock time in
+ * *total, or 1 after saying what failed. what names the measurement; flags without
+ * CLSORT_NO_HOST_FALLBACK is the host's sort. */
+static int run_end_to_end(tune_state *s, tune_data *d, int net, uint64_t n, unsigned flags,
+                          const char *what, uint64_t *total)
+{
+    uint64_t ns;
+    char why[128], err[256];
+    const int rc = run_once(s, d, net, (size_t)n, &ns, total, flags);
+    const char *bad = rc != CLSORT_OK ? short_error(s, err, sizeof err)
+                                       : data_check(d, (size_t)n, why, sizeof why);
+    if (!bad)
+        return 0;
+    say(s, "clsort-tune: %s at n=%llu: the %s sort %s: %s (measured up to the size before)", what,
+        (unsigned long long)n, flags & CLSORT_NO_HOST_FALLBACK ? "device's" : "host's",
+        rc != CLSORT_OK ? "failed" : "sorted wrongly", bad);
+    return 1;
+}
+
 /* Measures one candidate on sizes[0..nsizes): the first run at each size is checked, then the
  * fastest of `reps` runs counts. Returns 0 and the geometric mean of keys/s in *score (and the
  * rate at the largest size; every size's rate in rates[] when not NULL), 1 if the parameters are
@@ -670,20 +689,17 @@ void tune_measure_host_fallback(tune_state *s, double deadline)
             }
         pt->winner = net;
         tune_progress(s, "host fallback: n=%llu", (unsigned long long)n);
-        uint64_t host = UINT64_MAX, dev = UINT64_MAX, ns, total;
-        char why[128];
+        uint64_t host = UINT64_MAX, dev = UINT64_MAX, total;
         int ok = 1;
         for (int r = 0; r < reps && ok; ++r) {
             clsort_set_host_fallback_max(s->ctx, n); /* host sort */
-            if (run_once(s, &d, net, (size_t)n, &ns, &total, 0) ||
-                data_check(&d, (size_t)n, why, sizeof why)) {
+            if (run_end_to_end(s, &d, net, n, 0, "host fallback", &total)) {
                 ok = 0;
                 break;
             }
             host = total < host ? total : host;
             clsort_set_host_fallback_max(s->ctx, 0);
-            if (run_once(s, &d, net, (size_t)n, &ns, &total, CLSORT_NO_HOST_FALLBACK) ||
-                data_check(&d, (size_t)n, why, sizeof why)) {
+            if (run_end_to_end(s, &d, net, n, CLSORT_NO_HOST_FALLBACK, "host fallback", &total)) {
                 ok = 0;
                 break;
             }
@@ -742,8 +758,7 @@ void tune_measure_host_path(tune_state *s, double deadline)
             }
         pt->winner = net;
         tune_progress(s, "host path: n=%llu", (unsigned long long)n);
-        uint64_t host = UINT64_MAX, dev = UINT64_MAX, ns, total;
-        char why[128];
+        uint64_t host = UINT64_MAX, dev = UINT64_MAX, total;
         int ok = 1;
         /* Three of each (two for the largest sizes, which take a second a pair on PoCL); the
          * first device run may still compile, so it does not count. */
@@ -751,16 +766,14 @@ void tune_measure_host_path(tune_state *s, double deadline)
         for (int r = 0; r < reps + 1 && ok; ++r) {
             clsort_set_host_fallback_max(s->ctx, n); /* host sort */
             if (r < reps) {
-                if (run_once(s, &d, net, (size_t)n, &ns, &total, 0) ||
-                    data_check(&d, (size_t)n, why, sizeof why)) {
+                if (run_end_to_end(s, &d, net, n, 0, "host path", &total)) {
                     ok = 0;
                     break;
                 }
                 host = total < host ? total : host;
             }
             clsort_set_host_fallback_max(s->ctx, 0);
-            if (run_once(s, &d, net, (size_t)n, &ns, &total, CLSORT_NO_HOST_FALLBACK) ||
-                data_check(&d, (size_t)n, why, sizeof why)) {
+            if (run_end_to_end(s, &d, net, n, CLSORT_NO_HOST_FALLBACK, "host path", &total)) {
                 ok = 0;
                 break;
             }
