@@ -43,9 +43,10 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
      * auto the GPUs' length of 32 on any device), where the length is 32 or 64 and it fits.
      * GPUs sort the segments up to 32 keys one a work-item through local memory, the group
      * copying each segment's keys coalesced (one work-item reading its own segment strides
-     * across the warp), and longer ones up to the packed tile in packed tiles. PoCL vectorises work-items across SIMD lanes and loses far more per
-     * work-group barrier than to spilled private arrays, so there one work-item per segment
-     * reads its own keys, up to TINY_CPU of them (docs/perf.md). */
+     * across the warp), and longer ones up to the packed tile in packed tiles. PoCL vectorises
+     * work-items across SIMD lanes and loses far more per work-group barrier than to spilled
+     * private arrays, so there one work-item per segment reads its own keys, up to TINY_CPU of
+     * them (docs/perf.md). */
     const char *st = getenv("CLSORT_SEG_STAGE");
     const int like_gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) || (st && !strcmp(st, "auto"));
     const int fits = stage_bytes(type, value_size, 32) <= ctx->dev.local_mem;

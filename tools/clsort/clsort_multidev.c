@@ -286,7 +286,6 @@ typedef struct md_dev {
     size_t cap;                 /* records one device sort takes */
     unsigned char *src;         /* the range, routed: n records in input order (md_alloc_range) */
     int src_pinned;             /* src is clsort_host_alloc memory of ctx */
-    int alloc_rc;               /* md_alloc_ranges: this device's md_alloc_range */
     int src_is_input;           /* src is the input buffer itself (one device) */
     int idle;                   /* no range: another device sorts the whole input (md_sole) */
     unsigned char *alt_own;     /* alt when it is a buffer of its own (one device) */
@@ -684,19 +683,23 @@ static void *md_route_scatter(void *arg)
     return NULL;
 }
 
-/* Runs fn on every router, one thread each (the last on this one). */
-static void md_run_all(md_router *r, size_t nt, void *(*fn)(void *))
+/* Runs fn on each of the n items (size bytes apart from items), one thread each, the first on
+ * this one; an item whose thread could not be started runs here after the others. n is at most
+ * MD_MAX_DEVICES + 1 (routers, readers, devices). */
+static void md_run_each(void *items, size_t size, size_t n, void *(*fn)(void *))
 {
-    pthread_t th[16];
-    int started[16] = { 0 };
-    for (size_t t = 0; t + 1 < nt; ++t)
-        started[t] = pthread_create(&th[t], NULL, fn, &r[t]) == 0;
-    fn(&r[nt - 1]);
-    for (size_t t = 0; t + 1 < nt; ++t) {
+    pthread_t th[MD_MAX_DEVICES + 1];
+    int started[MD_MAX_DEVICES + 1] = { 0 };
+    unsigned char *const at = items;
+    for (size_t t = 1; t < n; ++t)
+        started[t] = pthread_create(&th[t], NULL, fn, at + t * size) == 0;
+    if (n > 0)
+        fn(at);
+    for (size_t t = 1; t < n; ++t) {
         if (started[t])
             pthread_join(th[t], NULL);
         else
-            fn(&r[t]);
+            fn(at + t * size);
     }
 }
 
@@ -728,8 +731,6 @@ static void *md_reader_main(void *arg)
 static int64_t md_read_parallel(const cli_input *in, unsigned char *buf, size_t len)
 {
     md_reader rd[8];
-    pthread_t th[8];
-    int started[8] = { 0 };
     size_t nt = md_cores() < 8 ? md_cores() : 8;
     if (nt > len / ((size_t)16 << 20) + 1)
         nt = len / ((size_t)16 << 20) + 1; /* slices of at least 16 MiB */
@@ -737,16 +738,10 @@ static int64_t md_read_parallel(const cli_input *in, unsigned char *buf, size_t 
         const size_t a = len / nt * t, b = t + 1 == nt ? len : len / nt * (t + 1);
         rd[t] = (md_reader){ in, buf + a, b - a, a, 0, 0 };
     }
-    for (size_t t = 1; t < nt; ++t)
-        started[t] = pthread_create(&th[t], NULL, md_reader_main, &rd[t]) == 0;
-    md_reader_main(&rd[0]);
+    md_run_each(rd, sizeof *rd, nt, md_reader_main);
     int64_t total = 0;
     int err = 0, short_read = 0;
     for (size_t t = 0; t < nt; ++t) {
-        if (t > 0 && started[t])
-            pthread_join(th[t], NULL);
-        else if (t > 0)
-            md_reader_main(&rd[t]);
         if (rd[t].err && !err)
             err = rd[t].err;
         if (!rd[t].err) {
@@ -787,7 +782,7 @@ static void *md_big_alloc(size_t bytes, const char *what)
  * it goes in huge pages (md_big_alloc), whose first touch in the routing is a few faults where
  * PoCL's page-locked blocks took one a 4 KiB page (64 MiB: about 30 ms on the 2-core machine).
  * PoCL's networks do want its blocks: with plain memory their sort took 1.6x as long. */
-static int md_alloc_range(md_dev *d, size_t R)
+static void md_alloc_range(md_dev *d, size_t R)
 {
     const size_t bytes = d->n * R;
     const int host_sorted = d->have_di && strcmp(d->di.type, "cpu") == 0 &&
@@ -798,42 +793,28 @@ static int md_alloc_range(md_dev *d, size_t R)
         d->src = clsort_host_alloc(d->ctx, bytes);
     if (d->src) {
         d->src_pinned = 1;
-        return CLI_EXIT_OK;
+        return;
     }
-    d->src = md_big_alloc(bytes, "a device's range");
-    return d->src ? CLI_EXIT_OK : CLI_EXIT_IO;
+    d->src = md_big_alloc(bytes, "a device's range"); /* NULL (said): out of memory */
 }
 
+/* md_alloc_range on a thread. */
 static void *md_alloc_range_main(void *arg)
 {
     md_dev *const d = arg;
-    d->alloc_rc = md_alloc_range(d, d->job->ks.record_size);
+    md_alloc_range(d, d->job->ks.record_size);
     return NULL;
 }
 
-/* Every device's range buffer, the devices at once, each on a thread of its own (device 0 on
- * this one): page-locking is slow, and each device's memory is its own context's. Two H200
- * (2026-11-28) took 6.9 s for 2 x 8 GiB one device after the other, 10.9 s in a cold process;
- * each device's clsort_host_alloc is independent of the others'. */
+/* Every device's range buffer, the devices at once, each on a thread of its own: page-locking
+ * is slow, and each device's memory is its own context's. Two H200 (2026-11-28) took 6.9 s for
+ * 2 x 8 GiB one device after the other (10.9 s in a cold process), 4.7 s at once. */
 static int md_alloc_ranges(md_job *j)
 {
-    const size_t nd = j->nd;
-    pthread_t th[MD_MAX_DEVICES + 1];
-    int started[MD_MAX_DEVICES + 1] = { 0 };
-    for (size_t d = 0; d < nd; ++d)
-        j->dev[d].alloc_rc = CLI_EXIT_OK;
-    for (size_t d = 1; d < nd; ++d)
-        started[d] = pthread_create(&th[d], NULL, md_alloc_range_main, &j->dev[d]) == 0;
-    md_alloc_range_main(&j->dev[0]);
-    for (size_t d = 1; d < nd; ++d) {
-        if (started[d])
-            pthread_join(th[d], NULL);
-        else
-            md_alloc_range_main(&j->dev[d]);
-    }
-    for (size_t d = 0; d < nd; ++d)
-        if (j->dev[d].alloc_rc != CLI_EXIT_OK)
-            return j->dev[d].alloc_rc;
+    md_run_each(j->dev, sizeof *j->dev, j->nd, md_alloc_range_main);
+    for (size_t d = 0; d < j->nd; ++d)
+        if (!j->dev[d].src)
+            return CLI_EXIT_IO;
     return CLI_EXIT_OK;
 }
 
@@ -877,7 +858,7 @@ static size_t md_route(md_job *j, const md_sample *split, unsigned char *A, size
         r[t] = (md_router){ j, split, A, out, bid, N * t / nt, N * (t + 1) / nt, cnt + t * nd,
                             cnt + (nt + t) * nd };
     uint64_t t0 = cli_now_ns();
-    md_run_all(r, nt, md_route_count);
+    md_run_each(r, sizeof *r, nt, md_route_count);
     j->count_ns = cli_now_ns() - t0;
     t0 = cli_now_ns();
     uint64_t start = 0;
@@ -898,7 +879,7 @@ static size_t md_route(md_job *j, const md_sample *split, unsigned char *A, size
         out[d] = j->dev[d].src;
     j->range_alloc_ns = cli_now_ns() - t0;
     t0 = cli_now_ns();
-    md_run_all(r, nt, md_route_scatter);
+    md_run_each(r, sizeof *r, nt, md_route_scatter);
     j->scatter_ns = cli_now_ns() - t0;
     done = nt;
 fail:
