@@ -12,7 +12,9 @@
 # Reads ROUNDS (median of, default 3), SMALL_MIB (default 1024), BIG_MIB (default 16384),
 # SHM (a tmpfs folder, default /dev/shm/clsort-bench), DISK (a folder on the disk, default
 # /tmp/clsort-bench; -S 2G puts its runs there), MULTI (default: none), MULTI_MIB (the files for
-# MULTI, default "4096 BIG_MIB").
+# MULTI, default "4096 BIG_MIB") and PARTS (which parts run: any of small, big, merge, multi;
+# default all but multi, and multi where MULTI is set) and EXTRA (more clsort options for the
+# sorts of the small and multi parts, e.g. "-a bitonic").
 
 DEV=${1:-gpu}
 . "$(dirname "$0")/env.sh"
@@ -24,7 +26,10 @@ DISK=${DISK:-/tmp/clsort-bench}
 C=$PWD/$B/clsort
 T=$OUT/times.txt
 : > "$T"
+EXTRA=${EXTRA:-}
+PARTS=${PARTS:-small big merge${MULTI:+ multi}}
 mkdir -p "$SHM" "$DISK" || exit 2
+part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # tm LABEL CMD...: the wall time of one command, in $T as "LABEL SECONDS rc N"; -v's lines kept.
 tm() {
@@ -37,23 +42,26 @@ settle() { sync; sleep 0.5; }
 gen() { head -c "$(($2 << 20))" /dev/urandom > "$1"; }
 sorted() { "$C" -c -t u32 "$1" && echo "$2: sorted" >> "$OUT/log.txt" || note "$2: NOT SORTED"; }
 
+if part small; then
 gen "$SHM/small" "$SMALL"; gen "$DISK/small" "$SMALL"; settle
-"$C" -d "$DEV" -t u32 -o "$SHM/warm" "$SHM/small"; rm -f "$SHM/warm"
+"$C" -d "$DEV" -t u32 -o "$SHM/warm" "$SHM/small"; rm -f "$SHM/warm"  # the kernels built
 r=1
 while [ $r -le "$ROUNDS" ]; do
     for fs in "$SHM" "$DISK"; do
         P=$([ "$fs" = "$SHM" ] && echo tmpfs || echo disk)
         tm "$P-small-cat" sh -c "cat '$fs/small' > /dev/null"
         tm "$P-small-cp" cp "$fs/small" "$fs/copy"; rm -f "$fs/copy"; settle
-        tm "$P-small-clsort" "$C" -v -d "$DEV" -t u32 -o "$fs/out" "$fs/small"
+        tm "$P-small-clsort" "$C" -v $EXTRA -d "$DEV" -t u32 -o "$fs/out" "$fs/small"
         [ $r = 1 ] && sorted "$fs/out" "$P-small"; rm -f "$fs/out"; settle
-        tm "$P-small-clsort-no-fsync" "$C" -v --no-fsync -d "$DEV" -t u32 -o "$fs/out" "$fs/small"
+        tm "$P-small-clsort-no-fsync" "$C" -v $EXTRA --no-fsync -d "$DEV" -t u32 -o "$fs/out" "$fs/small"
         rm -f "$fs/out"; settle
     done
     r=$((r + 1))
 done
 rm -f "$SHM/small" "$DISK/small"
+fi
 
+if part big; then
 gen "$SHM/big" "$BIG"; settle
 r=1
 while [ $r -le "$ROUNDS" ]; do
@@ -65,8 +73,10 @@ while [ $r -le "$ROUNDS" ]; do
 done
 tm tmpfs-big-clsort-S2G "$C" -v -d "$DEV" -t u32 -S 2G -T "$DISK" -o "$SHM/out" "$SHM/big"
 sorted "$SHM/out" tmpfs-big-S2G; rm -f "$SHM/out" "$SHM/big"; settle
+fi
 
 # -m of 16 sorted parts, each of BIG/16.
+if part merge; then
 i=0; parts=""
 while [ $i -lt 16 ]; do
     gen "$SHM/in" $((BIG / 16)); "$C" -d "$DEV" -t u32 -o "$SHM/part$i" "$SHM/in"
@@ -81,28 +91,35 @@ while [ $r -le "$ROUNDS" ]; do
     r=$((r + 1))
 done
 rm -f $parts
+fi
 
-if [ -n "${MULTI:-}" ]; then
+if part multi && [ -n "${MULTI:-}" ]; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # mpirun's own environment may have lost the ICD's variables: the ranks get their values.
+    x=""
+    for v in OCL_ICD_VENDORS OCL_ICD_FILENAMES LD_LIBRARY_PATH; do
+        eval "val=\${$v:-}"; [ -n "$val" ] && x="$x -x $v=$val"
+    done
+    [ -n "${POCL_DEVICES:-}" ] && x="$x -x POCL_DEVICES"
     for mib in ${MULTI_MIB:-4096 $BIG}; do
         f=$DISK/multi; gen "$f" "$mib"; settle; cat "$f" > /dev/null
-        tm "disk-$mib-cat" sh -c "cat '$f' > /dev/null"
-        tm "disk-$mib-cp" cp "$f" "$DISK/copy"; rm -f "$DISK/copy"; settle
-        tm "disk-$mib-one" "$C" -v -d "$DEV" -t u32 -o "$DISK/one" "$f"; settle
-        tm "disk-$mib-multi" "$C" -v -d "$MULTI" -t u32 -o "$DISK/all" "$f"
-        cmp -s "$DISK/one" "$DISK/all" || note "disk-$mib: -d $MULTI DIFFERS from one device"
-        rm -f "$DISK/all"; settle
-        # mpirun's own environment may have lost the ICD's variables: pass their values.
-        if command -v mpirun > /dev/null 2>&1 && [ -x "$B/clsort-mpi" ]; then
-            x=""
-            for v in OCL_ICD_VENDORS OCL_ICD_FILENAMES LD_LIBRARY_PATH; do
-                eval "val=\${$v:-}"; [ -n "$val" ] && x="$x -x $v=$val"
-            done
-            [ -n "${POCL_DEVICES:-}" ] && x="$x -x POCL_DEVICES"
-            tm "disk-$mib-mpi-2" mpirun --allow-run-as-root -n 2 $x "$PWD/$B/clsort-mpi" -v -d "$MULTI" -t u32 -o "$DISK/mpi" "$f"
-            cmp -s "$DISK/one" "$DISK/mpi" || note "disk-$mib: clsort-mpi DIFFERS from one device"
-        fi
-        rm -f "$DISK/one" "$DISK/mpi" "$f"
+        r=1
+        while [ $r -le "$ROUNDS" ]; do
+            tm "disk-$mib-cat" sh -c "cat '$f' > /dev/null"
+            tm "disk-$mib-cp" cp "$f" "$DISK/copy"; rm -f "$DISK/copy"; settle
+            tm "disk-$mib-one" "$C" -v $EXTRA -d "$DEV" -t u32 -o "$DISK/one" "$f"; settle
+            tm "disk-$mib-multi" "$C" -v $EXTRA -d "$MULTI" -t u32 -o "$DISK/all" "$f"
+            cmp -s "$DISK/one" "$DISK/all" || note "disk-$mib: -d $MULTI DIFFERS from one device"
+            rm -f "$DISK/all"; settle
+            if command -v mpirun > /dev/null 2>&1 && [ -x "$B/clsort-mpi" ]; then
+                tm "disk-$mib-mpi-2" mpirun --allow-run-as-root -n 2 $x "$PWD/$B/clsort-mpi" -v $EXTRA \
+                    -d "$MULTI" -t u32 -o "$DISK/mpi" "$f"
+                cmp -s "$DISK/one" "$DISK/mpi" || note "disk-$mib: clsort-mpi DIFFERS from one device"
+            fi
+            rm -f "$DISK/one" "$DISK/mpi"; settle
+            r=$((r + 1))
+        done
+        rm -f "$f"
     done
 fi
 rmdir "$SHM" "$DISK" 2>/dev/null
