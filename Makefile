@@ -16,7 +16,7 @@
 
 include mk/config.mk
 
-.PHONY: all lib tools tests test deps deps-dev demo clean install uninstall check-werror plots
+.PHONY: all lib tools tests test check-long deps deps-dev demo clean install uninstall check-werror plots
 all: lib tools
 
 lib: $(BUILD)/libclsort.a $(BUILD)/$(SO_DEV)
