@@ -287,6 +287,20 @@ __kernel CLSORT_SHAPE_TOPK_RADIX void topk_radix_compact(CLSORT_ARGS_TOPK_RADIX)
             key = to_order(src[i], xf);
             flags = RS_BEFORE(key, s) ? 1u : RS_MATCH(key, s) ? 0x10000u : 0u;
         }
+        /* Most runs of a long row hold no survivor: one flag in local memory says so, at three
+         * barriers instead of the scan's. */
+#if RS_WG > 1
+        if (get_local_id(0) == 0)
+            l[RS_WG] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (flags)
+            l[RS_WG] = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const uint any = l[RS_WG];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!any) /* uniform */
+            continue;
+#endif
         uint total;
         const uint before = rs_scan(flags, l, &total);
         ulong at = ~0ul;
