@@ -136,9 +136,10 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
      * config says up to where. Elsewhere only the fallback above. */
     out->host_path_max = (dev->type & CL_DEVICE_TYPE_CPU) ? UINT64_MAX : 0;
     /* AUTO's top-k by radix select: on GPUs from k = 128 on rows of at least 8192 keys, where
-     * the network's halvings of blocks of K cost more than a few passes over the row (the
-     * network was 2-4x behind torch.topk's radix select there, and ahead below); never on
-     * CPUs, where the network's vectorised tile passes are the faster. */
+     * the network's halvings of blocks of K cost more than the select's fixed passes over the
+     * row; below, the network (for k <= 32 one read with the stream pass) and, on short rows,
+     * its single tile pass are the faster. Never on CPUs: PoCL's vectorised tile passes beat the
+     * select almost everywhere (docs/kernels.md, "Top-k by radix select"). */
     for (int w = 0; w < CLSORT__WIDTHS; ++w) {
         const int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
         out->topk_radix_min_k[w] = gpu ? 128 : UINT64_MAX;
