@@ -264,7 +264,7 @@ __kernel CLSORT_SHAPE_TOPK_RADIX void topk_radix_scan(CLSORT_ARGS_TOPK_RADIX)
 
 /* The items of the row's k survivors into (ok, oi, ov) at row * k: a chunk without any returns
  * at once. The keys are taken RS_WG at a time; a scan of (less, eq) flags, packed in one word
- * (a half each: RS_WG <= 32768), gives each its place in index order. */
+ * (16 bits each, which hold RS_WG <= RS_BINS), gives each its place in index order. */
 __kernel CLSORT_SHAPE_TOPK_RADIX void topk_radix_compact(CLSORT_ARGS_TOPK_RADIX)
 {
     (void)hist; (void)pass;

@@ -55,9 +55,7 @@ static int set_topk_args(clsort__run *st, cl_kernel k, const clsort__step *s, co
             rc = set_arg(ctx, k, a++, sizeof u[i], &u[i], name);
         return rc;
     }
-    if (s->kernel == CLSORT__K_topk_radix_zero || s->kernel == CLSORT__K_topk_radix_hist ||
-        s->kernel == CLSORT__K_topk_radix_count || s->kernel == CLSORT__K_topk_radix_scan ||
-        s->kernel == CLSORT__K_topk_radix_compact) {
+    if (clsort__kernels[s->kernel].args == CLSORT__ARGS_TOPK_RADIX) {
         /* keys, vals, hist, counts, state, ok, oi, ov (item buffer 2), then the sizes. */
         const cl_mem bufs[8] = {st->keys,          st->vals,          st->radix[0],
                                 st->radix[1],      st->radix[2],      st->items[2][0],
