@@ -353,8 +353,13 @@ CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem 
  *  than a tile with k up to 32 (16 for 64-bit keys or carried values) are first read once by a
  *  pass that keeps each work-item's K smallest in registers. Above it each row is
  *  sorted in full by a bitonic network (a stable segmented sort, the same comparator) and the
- *  first k are copied out. Both paths are data-oblivious: the memory accesses depend only on
- *  (n, rows, k, type, value_size) (docs/security.md). Always on the device: there is no host
+ *  first k are copied out. Both network paths are data-oblivious: the memory accesses depend
+ *  only on (n, rows, k, type, value_size) (docs/security.md). For large k on long rows (by
+ *  default on GPUs: k >= 128 and n >= 8192; the device config's [auto] topk_radix.<bits>,
+ *  docs/tuning.md) a radix select runs first instead: digit histograms of each row find its
+ *  k-th key, the keys before it and the first of those equal to it are compacted to k a row,
+ *  and the network sorts those, with the same result; that path is not data-oblivious (the
+ *  config's `off` keeps every top-k on the network). Always on the device: there is no host
  *  fallback; CLSORT_STABLE (which top-k always is) and CLSORT_NO_HOST_FALLBACK are accepted and
  *  change nothing. Blocks until the outputs are written.
  *  Returns CLSORT_OK; CLSORT_ERR_INVALID_ARG for a NULL ctx, k == 0, k > n, a bad type or flag,

@@ -27,7 +27,7 @@
     P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
 #define CLSORT_PARTS_SEGMENTED(P) \
     P(manifest) P(common) P(rows) P(tile) P(segmented) P(seg_large)
-#define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk)
+#define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk) P(topk_radix)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
 #define CLSORT_PROGRAMS(X)                                                          \
     X(BITONIC, CLSORT_PARTS_BITONIC)                                                \
@@ -118,6 +118,14 @@
 #define CLSORT_ARGS_TOPK_GLOBAL                                                            \
     __global key_type *ik, __global tk_idx *ii, __global tk_val *iv, const ulong m,        \
         const ulong rows, const ulong sz, const ulong j
+/* The radix select's passes (topk_radix.cl): the input rows and values, the histograms, the
+ * chunks' counts and the rows' states (its own buffers), the survivors' items (item buffer 2),
+ * then (m, rows, k, chunk, chunks) and (xf, pass). */
+#define CLSORT_ARGS_TOPK_RADIX                                                                \
+    __global const key_type *keys, __global const tk_val *vals, __global uint *hist,          \
+        __global uint *counts, __global ulong *state, __global key_type *ok,                  \
+        __global tk_idx *oi, __global tk_val *ov, const ulong m, const ulong rows,            \
+        const ulong k, const ulong chunk, const ulong chunks, const uint xf, const uint pass
 /* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
 #define CLSORT_NARGS_SORT1(vals) (4 + (vals))
 #define CLSORT_NARGS_SORT2(vals) (5 + (vals))
@@ -127,6 +135,7 @@
 #define CLSORT_NARGS_SEG_KEYS32(vals) 9
 #define CLSORT_NARGS_TOPK_TILE(vals) 19
 #define CLSORT_NARGS_TOPK_GLOBAL(vals) 7
+#define CLSORT_NARGS_TOPK_RADIX(vals) 15
 
 /* ---- Launch shapes ----------------------------------------------------------------------------
  * TILE: exactly WG_SIZE work-items a group, a work-group a tile, or a work-item a tile where
@@ -136,7 +145,8 @@
  * SEG_ITEM: any group size, CLSORT_SEG_ITEM_WG or fewer (what the kernel allows);
  * SEG_GROUP: exactly SEG_WG work-items a group;
  * TOPK: exactly TK_WG work-items a group, a work-group a tile of TK_TILE items; TOPK_STREAM:
- * exactly TK_STREAM_WG work-items a group, a work-group a span of a row. */
+ * exactly TK_STREAM_WG work-items a group, a work-group a span of a row; TOPK_RADIX: exactly
+ * RS_WG work-items a group, a work-group a chunk of a row (or a row). */
 #define CLSORT_SHAPE_TILE __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GROUP __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GLOBAL
@@ -145,6 +155,7 @@
 #define CLSORT_SHAPE_SEG_GROUP __attribute__((reqd_work_group_size(SEG_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK_STREAM __attribute__((reqd_work_group_size(TK_STREAM_WG, 1, 1)))
+#define CLSORT_SHAPE_TOPK_RADIX __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
 
 /* ---- Kernels ----------------------------------------------------------------------------------
  * X(name, programs, args, shape, when): programs is a set of CLSORT_IN_*; args a CLSORT_ARGS_*
@@ -196,6 +207,11 @@
     X(seg_large_merge, CLSORT_IN_SEGMENTED, SEG_GROUP, SEG_GROUP, ALWAYS)                     \
     X(seg_compose, CLSORT_IN_SEGMENTED, SEG_KEYS32, GLOBAL, ALWAYS)                           \
     X(seg_decompose, CLSORT_IN_SEGMENTED, SEG_KEYS32, GLOBAL, ALWAYS)                         \
+    X(topk_radix_zero, CLSORT_IN_TOPK, TOPK_RADIX, GLOBAL, ALWAYS)                            \
+    X(topk_radix_hist, CLSORT_IN_TOPK, TOPK_RADIX, TOPK_RADIX, ALWAYS)                        \
+    X(topk_radix_count, CLSORT_IN_TOPK, TOPK_RADIX, TOPK_RADIX, ALWAYS)                       \
+    X(topk_radix_scan, CLSORT_IN_TOPK, TOPK_RADIX, TOPK_RADIX, ALWAYS)                        \
+    X(topk_radix_compact, CLSORT_IN_TOPK, TOPK_RADIX, TOPK_RADIX, ALWAYS)                     \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)

@@ -93,6 +93,9 @@ struct clsort_ctx {
     uint64_t host_fallback_max;    /* clsort_sort sorts n <= this on the host */
     uint64_t host_path_max;        /* ... and with AUTO n <= this too (CPU devices: the host's
                                     * own sort on the same cores; [auto] host_path_max) */
+    /* AUTO's top-k takes the radix select for k and n at least these, per key width
+     * ([auto] topk_radix.<bits>; UINT64_MAX: never). */
+    uint64_t topk_radix_min_k[CLSORT__WIDTHS], topk_radix_min_n[CLSORT__WIDTHS];
     char config_source[1024];      /* path of the tuned config, or "built-in defaults" */
 
     /* Scratch device buffers, reused across calls (scratch.h names them): 0 and 1 hold

@@ -38,7 +38,8 @@ typedef enum clsort__args_kind {
     CLSORT__ARGS_SEG_GROUP,
     CLSORT__ARGS_SEG_KEYS32,
     CLSORT__ARGS_TOPK_TILE,
-    CLSORT__ARGS_TOPK_GLOBAL
+    CLSORT__ARGS_TOPK_GLOBAL,
+    CLSORT__ARGS_TOPK_RADIX
 } clsort__args_kind;
 
 /* A kernel's launch shape (CLSORT_SHAPE_* in the manifest). */
@@ -49,7 +50,8 @@ typedef enum clsort__shape {
     CLSORT__SHAPE_SEG_ITEM, /* any group size: 64 or what the kernel allows */
     CLSORT__SHAPE_SEG_GROUP, /* exactly SEG_WG work-items a group */
     CLSORT__SHAPE_TOPK,     /* exactly TK_WG work-items a group */
-    CLSORT__SHAPE_TOPK_STREAM /* exactly TK_STREAM_WG work-items a group */
+    CLSORT__SHAPE_TOPK_STREAM, /* exactly TK_STREAM_WG work-items a group */
+    CLSORT__SHAPE_TOPK_RADIX  /* exactly RS_WG work-items a group */
 } clsort__shape;
 
 /* One row of the manifest's kernel table (host/core/kernels.c). */
@@ -80,7 +82,9 @@ typedef struct clsort__variant {
 
 /* A top-k launch's own arguments (kernels/manifest.h, CLSORT_ARGS_TOPK_*): where topk_tile reads
  * and writes (0 the input rows, 1 and 2 the item buffers, 3 the output; topk_global works in
- * place on buffer 1), and the sizes of its argument list. */
+ * place on buffer 1), and the sizes of its argument list. The radix select's passes take the
+ * input rows and write buffer 2: P is their chunk, tiles_per_row the chunks a row, mode the
+ * pass. */
 typedef struct clsort__topk_args {
     int from, to;
     uint64_t m, m_out, tiles_per_row, sz, j;
@@ -149,6 +153,13 @@ typedef struct clsort__topk_plan {
     unsigned stream_k;          /* TK_STREAM_K: K when there is a stream pass */
     unsigned stream_wg;         /* TK_STREAM_WG: work-items of topk_stream */
     uint64_t items[3];          /* [1], [2]: items the two item buffers hold (0: none) */
+    int radix;                  /* 1: radix select (topk_radix.cl), then the network sorts the
+                                 * k survivors of each row from item buffer 2 */
+    unsigned rs_wg;             /* RS_WG: work-items of the radix passes */
+    unsigned rs_bits;           /* RS_BITS: bits a digit */
+    unsigned rs_passes;         /* digits a key */
+    uint64_t rs_chunk;          /* keys a work-group of the radix passes takes */
+    uint64_t rs_chunks;         /* chunks a row */
 } clsort__topk_plan;
 
 /* Everything decided about one sort before anything is enqueued: `count` arrays of n keys for a

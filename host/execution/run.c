@@ -55,6 +55,21 @@ static int set_topk_args(clsort__run *st, cl_kernel k, const clsort__step *s, co
             rc = set_arg(ctx, k, a++, sizeof u[i], &u[i], name);
         return rc;
     }
+    if (clsort__kernels[s->kernel].args == CLSORT__ARGS_TOPK_RADIX) {
+        /* keys, vals, hist, counts, state, ok, oi, ov (item buffer 2), then the sizes. */
+        const cl_mem bufs[8] = {st->keys,          st->vals,          st->radix[0],
+                                st->radix[1],      st->radix[2],      st->items[2][0],
+                                st->items[2][1],   st->items[2][2]};
+        for (int i = 0; i < 8 && rc == CLSORT_OK; ++i)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), bufs[i] ? &bufs[i] : &none, name);
+        const cl_ulong u[5] = {t->m, tp->rows, tp->k, t->P, t->tiles_per_row};
+        for (int i = 0; i < 5 && rc == CLSORT_OK; ++i)
+            rc = set_arg(ctx, k, a++, sizeof u[i], &u[i], name);
+        const cl_uint w[2] = {st->plan->xf, t->mode};
+        for (int i = 0; i < 2 && rc == CLSORT_OK; ++i)
+            rc = set_arg(ctx, k, a++, sizeof w[i], &w[i], name);
+        return rc;
+    }
     /* keys, vals, ik, ii, iv, ok, oi, ov, out_keys, out_vals, then the sizes. */
     const cl_mem *in = t->from == 0 ? NULL : st->items[t->from];
     const cl_mem *out = t->to == 3 ? NULL : st->items[t->to];
@@ -92,7 +107,8 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     const cl_ulong nseg = sg->nseg, cap = sg->cap, max_len = sg->max_len;
     cl_uint a = 0;
     int rc = CLSORT_OK;
-    if (info->args == CLSORT__ARGS_TOPK_TILE || info->args == CLSORT__ARGS_TOPK_GLOBAL)
+    if (info->args == CLSORT__ARGS_TOPK_TILE || info->args == CLSORT__ARGS_TOPK_GLOBAL ||
+        info->args == CLSORT__ARGS_TOPK_RADIX)
         return set_topk_args(st, k, s, name);
     if (info->args == CLSORT__ARGS_SEG_KEYS32) {
         /* (composites, the caller's keys and values, the values' copy, off, nseg, cap, xf32,
@@ -157,6 +173,7 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
         break;
     case CLSORT__ARGS_TOPK_TILE:
     case CLSORT__ARGS_TOPK_GLOBAL:
+    case CLSORT__ARGS_TOPK_RADIX:
     case CLSORT__ARGS_SEG_KEYS32:
         break; /* above */
     }
@@ -173,20 +190,25 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
     case CLSORT__SHAPE_GROUP:
     case CLSORT__SHAPE_SEG_GROUP:
     case CLSORT__SHAPE_TOPK:
-    case CLSORT__SHAPE_TOPK_STREAM: {
-        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG, TK_STREAM_WG) work-items. */
+    case CLSORT__SHAPE_TOPK_STREAM:
+    case CLSORT__SHAPE_TOPK_RADIX: {
+        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG, TK_STREAM_WG, RS_WG)
+         * work-items. */
         const int seg = info->shape == CLSORT__SHAPE_SEG_GROUP;
         const int topk = info->shape == CLSORT__SHAPE_TOPK ||
-                         info->shape == CLSORT__SHAPE_TOPK_STREAM;
+                         info->shape == CLSORT__SHAPE_TOPK_STREAM ||
+                         info->shape == CLSORT__SHAPE_TOPK_RADIX;
         const unsigned wg = seg ? st->plan->seg.wg
                             : info->shape == CLSORT__SHAPE_TOPK_STREAM ? st->plan->topk.stream_wg
+                            : info->shape == CLSORT__SHAPE_TOPK_RADIX ? st->plan->topk.rs_wg
                             : topk ? st->plan->topk.wg
                                    : st->plan->params->wg_size;
         if (kmax < wg)
             return clsort__fail(st->ctx, CLSORT_ERR_UNSUPPORTED,
                                 "kernel %s allows %zu work-items per group "
                                 "(CL_KERNEL_WORK_GROUP_SIZE), fewer than %s=%u%s",
-                                info->name, kmax, seg ? "SEG_WG" : topk ? "TK_WG" : "WG_SIZE", wg,
+                                info->name, kmax,
+                                seg ? "SEG_WG" : topk ? "TK_WG/RS_WG" : "WG_SIZE", wg,
                                 seg || topk ? "" : "; lower wg_size");
         *local = wg;
         return CLSORT_OK;
@@ -447,6 +469,28 @@ int clsort__run_begin_topk(clsort_ctx *ctx, const clsort__plan *plan, cl_mem key
                                               (size_t)tp->items[b] * sizes[i], NULL, &err);
             CLSORT__CL_CHECK(ctx, err, "clCreateBuffer", "top-k items");
         }
+    if (tp->radix) {
+        /* The histograms (a digit's bins per pass and row), the chunks' four counts, the rows'
+         * states after each pass (two 64-bit words). */
+        const uint64_t bytes[3] = {tp->rows * tp->rs_passes * ((uint64_t)1 << tp->rs_bits) * 4,
+                                   tp->rows * tp->rs_chunks * 4 * 4,
+                                   tp->rows * (tp->rs_passes + 1) * 2 * 8};
+        static const char *const what[3] = {"radix select histograms", "radix select counts",
+                                            "radix select states"};
+        for (int i = 0; i < 3; ++i) {
+            if (bytes[i] > ctx->dev.max_alloc) {
+                rc = clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                                  "clsort_topk: %s of %llu bytes exceed "
+                                  "CL_DEVICE_MAX_MEM_ALLOC_SIZE of %s",
+                                  what[i], (unsigned long long)bytes[i], ctx->dev.name);
+                goto fail;
+            }
+            cl_int err;
+            run->radix[i] = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, (size_t)bytes[i],
+                                           NULL, &err);
+            CLSORT__CL_CHECK(ctx, err, "clCreateBuffer", what[i]);
+        }
+    }
 fail:
     return rc;
 }
@@ -475,10 +519,11 @@ int clsort__run_end(clsort__run *run, int rc)
     ctx->stats.launches = run->launches;
     ctx->stats.global_passes = run->launches;
     if (plan->program == CLSORT__PROGRAM_TOPK)
-        clsort__trace(ctx, "topk n=%llu rows=%llu k=%llu: %u launches (tile %u, wg %u, %s)",
+        clsort__trace(ctx, "topk n=%llu rows=%llu k=%llu: %u launches (tile %u, wg %u, %s%s)",
                       (unsigned long long)plan->n, (unsigned long long)plan->topk.rows,
                       (unsigned long long)plan->topk.k, run->launches, plan->topk.tile,
-                      plan->topk.wg, plan->topk.network ? "network" : "full sort");
+                      plan->topk.wg, plan->topk.radix ? "radix select, then " : "",
+                      plan->topk.network ? "network" : "full sort");
     else if (plan->program == CLSORT__PROGRAM_SEGMENTED)
         clsort__trace(ctx, "segmented %s nseg=%llu: %u launches (tile %u, wg %u)",
                       clsort_algorithm_name(plan->algo), (unsigned long long)plan->seg.nseg,
@@ -521,6 +566,11 @@ fail:
                 clReleaseMemObject(run->items[b][i]);
                 run->items[b][i] = NULL;
             }
+    for (int i = 0; i < 3; ++i)
+        if (run->radix[i]) {
+            clReleaseMemObject(run->radix[i]);
+            run->radix[i] = NULL;
+        }
     return rc;
 }
 

@@ -18,6 +18,8 @@ typedef struct clsort__run {
     cl_mem out_keys, out_vals;          /* the top-k's outputs */
     cl_mem items[3][3];                 /* the top-k's item buffers [1], [2]: keys, indices,
                                            values; the run's own, released at its end */
+    cl_mem radix[3];                    /* the radix select's histograms, chunk counts and
+                                           row states; the run's own, released at its end */
     cl_uint num_wait;
     const cl_event *wait;
     cl_event *done_out, *first_out;     /* the caller's event pointers, filled by clsort__run_end */

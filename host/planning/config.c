@@ -111,6 +111,7 @@ typedef struct config_values {
     int nrules;
     uint64_t host_fallback_max;
     uint64_t host_path_max;
+    uint64_t topk_radix_min_k[CLSORT__WIDTHS], topk_radix_min_n[CLSORT__WIDTHS];
 } config_values;
 
 static void builtin_defaults(const clsort__device *dev, config_values *out)
@@ -134,6 +135,16 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
      * measured (docs/bench/cpu-path-2026-11-24.md), so AUTO takes it everywhere until a tuned
      * config says up to where. Elsewhere only the fallback above. */
     out->host_path_max = (dev->type & CL_DEVICE_TYPE_CPU) ? UINT64_MAX : 0;
+    /* AUTO's top-k by radix select: on GPUs from k = 128 on rows of at least 8192 keys, where
+     * the network's halvings of blocks of K cost more than the select's fixed passes over the
+     * row; below, the network (for k <= 32 one read with the stream pass) and, on short rows,
+     * its single tile pass are the faster. Never on CPUs: PoCL's vectorised tile passes beat the
+     * select almost everywhere (docs/kernels.md, "Top-k by radix select"). */
+    for (int w = 0; w < CLSORT__WIDTHS; ++w) {
+        const int gpu = (dev->type & CL_DEVICE_TYPE_GPU) != 0;
+        out->topk_radix_min_k[w] = gpu ? 128 : UINT64_MAX;
+        out->topk_radix_min_n[w] = gpu ? 8192 : UINT64_MAX;
+    }
 }
 
 /* ---- Parsing ------------------------------------------------------------------------------- */
@@ -154,6 +165,8 @@ typedef struct parse_state {
     int nrules, rules_bad;
     uint64_t host_fallback_max, host_path_max;
     int have_fallback, have_path;
+    uint64_t topk_radix_min_k[CLSORT__WIDTHS], topk_radix_min_n[CLSORT__WIDTHS];
+    int have_topk_radix[CLSORT__WIDTHS];
     char dev_name[200], dev_vendor[200], dev_driver[200];
     char last_bad_section[64];
     int problems;
@@ -220,6 +233,26 @@ static int parse_section(const char *section, int *net, int *width, int *valkind
     return -1;
 }
 
+/* topk_radix.<bits> = <min_k> <min_n> | off: AUTO's top-k of keys of that width takes the radix
+ * select for k >= min_k and n >= min_n (docs/tuning.md). */
+static void handle_topk_radix(parse_state *st, const char *name, const char *value)
+{
+    const char *bits = name + 11;
+    const int w = !strcmp(bits, "32") ? 0 : !strcmp(bits, "64") ? 1 : -1;
+    char a[32], b[32], extra[2];
+    uint64_t min_k = UINT64_MAX, min_n = UINT64_MAX;
+    const int nf = sscanf(value, "%31s %31s %1s", a, b, extra);
+    const int off = nf == 1 && !strcmp(a, "off");
+    if (w < 0 || (!off && (nf != 2 || parse_u64(a, &min_k) || parse_u64(b, &min_n)))) {
+        problem(st, "[auto] %s = %s is not '<min_k> <min_n>' or 'off' for key bits 32 or 64; "
+                    "using the default", name, value);
+        return;
+    }
+    st->topk_radix_min_k[w] = min_k;
+    st->topk_radix_min_n[w] = min_n;
+    st->have_topk_radix[w] = 1;
+}
+
 static void handle_auto(parse_state *st, const char *name, const char *value)
 {
     if (!strcmp(name, "host_fallback_max")) {
@@ -238,6 +271,10 @@ static void handle_auto(parse_state *st, const char *name, const char *value)
                     value);
         else
             st->host_path_max = v, st->have_path = 1;
+        return;
+    }
+    if (!strncmp(name, "topk_radix.", 11)) {
+        handle_topk_radix(st, name, value);
         return;
     }
     if (strcmp(name, "rule") != 0) {
@@ -408,6 +445,12 @@ static int apply_parsed(parse_state *st, config_values *out)
         out->host_path_max = st->host_path_max;
         ++used;
     }
+    for (int w = 0; w < CLSORT__WIDTHS; ++w)
+        if (st->have_topk_radix[w]) {
+            out->topk_radix_min_k[w] = st->topk_radix_min_k[w];
+            out->topk_radix_min_n[w] = st->topk_radix_min_n[w];
+            ++used;
+        }
     return used;
 }
 
@@ -542,4 +585,6 @@ void clsort__load_config(clsort_ctx *ctx)
     ctx->nauto_rules = v.nrules;
     ctx->host_fallback_max = v.host_fallback_max;
     ctx->host_path_max = v.host_path_max;
+    memcpy(ctx->topk_radix_min_k, v.topk_radix_min_k, sizeof ctx->topk_radix_min_k);
+    memcpy(ctx->topk_radix_min_n, v.topk_radix_min_n, sizeof ctx->topk_radix_min_n);
 }

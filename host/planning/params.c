@@ -190,9 +190,11 @@ void clsort__build_options(clsort__plan *plan)
         const clsort__topk_plan *tp = &plan->topk;
         snprintf(plan->options, sizeof plan->options,
                  "-DCLSORT_TOPK=1 -DKEY_BITS=%u -DVAL_BYTES=%u -DTK_OUT=%d -DTK_IDX_BITS=%d "
-                 "-DTK_TILE=%u -DTK_WG=%u -DTK_STREAM_K=%u -DTK_STREAM_WG=%u",
+                 "-DTK_TILE=%u -DTK_WG=%u -DTK_STREAM_K=%u -DTK_STREAM_WG=%u -DRS_WG=%u "
+                 "-DRS_BITS=%u",
                  clsort__key_bits(v), clsort__val_bytes(v), tp->out, tp->idx_bits, tp->tile,
-                 tp->wg, tp->stream ? tp->stream_k : 1u, tp->stream ? tp->stream_wg : 1u);
+                 tp->wg, tp->stream ? tp->stream_k : 1u, tp->stream ? tp->stream_wg : 1u,
+                 tp->rs_wg, tp->rs_bits);
         return;
     }
     const clsort_params *p = plan->params;

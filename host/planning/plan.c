@@ -261,6 +261,60 @@ static void topk_stream(const clsort__topk_desc *desc, clsort__topk_plan *tp)
     }
 }
 
+/* The radix select (kernels/topk_radix.cl): its geometry, and whether this top-k takes it.
+ * Digits of 8 bits (a 256-bin histogram in local memory; 4 passes for 32-bit keys, 8 for 64,
+ * from the key width). A work-group of the radix passes takes a chunk of 8192 keys of a row
+ * (fewer for shorter rows): 2048 groups for 1 x 2^24 and 64 x 2^18, a chunk a row for rows of up
+ * to 8192 keys. GPUs: groups of 256 work-items; CPUs: one work-item a group (PoCL runs a group's
+ * work-items in one thread, and no barrier then splits its loops). The counts are 32-bit, so rows
+ * of 2^32 keys or more stay on the network. AUTO takes the path for k and n at least the
+ * device's crossovers ([auto] topk_radix.<bits> in its config, ctx->topk_radix_min_*);
+ * CLSORT_TOPK_RADIX (tests, experiments, read at each call) forces it: 1 wherever it can run,
+ * 0 never. */
+static void topk_radix(const clsort_ctx *ctx, const clsort__topk_desc *desc, int width,
+                       clsort__topk_plan *tp)
+{
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    const unsigned key_bits = (unsigned)clsort_type_size(desc->type) * 8;
+    tp->rs_bits = 8;
+    tp->rs_passes = (key_bits + tp->rs_bits - 1) / tp->rs_bits;
+    tp->rs_wg = gpu ? 256 : 1;
+    uint64_t chunk = 8192;
+    /* CLSORT_TOPK_RADIX_WG and CLSORT_TOPK_RADIX_CHUNK (tests, experiments, read at each call):
+     * another group size (the GPUs' shape on PoCL) and chunk (many chunks in short rows). */
+    const char *env_wg = getenv("CLSORT_TOPK_RADIX_WG");
+    const char *env_chunk = getenv("CLSORT_TOPK_RADIX_CHUNK");
+    if (env_wg && *env_wg) {
+        const unsigned long v = strtoul(env_wg, NULL, 10);
+        if (v >= 1 && v <= 1024 && !(v & (v - 1)))
+            tp->rs_wg = (unsigned)v;
+    }
+    /* At most a work-item a bin (topk_radix.cl's bucket search deals the bins out). */
+    while (tp->rs_wg > 1 && (tp->rs_wg > ctx->dev.max_wg || tp->rs_wg > (1u << tp->rs_bits)))
+        tp->rs_wg >>= 1;
+    if (env_chunk && *env_chunk) {
+        const unsigned long v = strtoul(env_chunk, NULL, 10);
+        if (v >= 1 && v <= 65536 && !(v & (v - 1)))
+            chunk = v;
+    }
+    if (chunk < tp->rs_wg)
+        chunk = tp->rs_wg;
+    const uint64_t row = clsort__next_pow2(desc->n);
+    if (chunk > row)
+        chunk = row < tp->rs_wg ? tp->rs_wg : row;
+    tp->rs_chunk = chunk;
+    tp->rs_chunks = desc->n ? (desc->n + chunk - 1) / chunk : 0;
+    tp->radix = 0;
+    if (tp->idx_bits != 32 || desc->n == 0)
+        return;
+    const char *env = getenv("CLSORT_TOPK_RADIX");
+    if (env && (!strcmp(env, "0") || !strcmp(env, "1"))) {
+        tp->radix = env[0] == '1';
+        return;
+    }
+    tp->radix = desc->k >= ctx->topk_radix_min_k[width] && desc->n >= ctx->topk_radix_min_n[width];
+}
+
 /* Records in the plan how many items each item buffer must hold: the most any launch writes
  * there (rows x its items a row). */
 static int count_topk_items(const clsort__step *s, void *user)
@@ -288,7 +342,11 @@ void clsort__plan_topk(const clsort_ctx *ctx, const clsort__topk_desc *desc, cls
     tp->tile = topk_tile(ctx, desc->type, desc->value_size, desc->n);
     tp->wg = topk_wg(ctx, tp->tile);
     tp->network = clsort__next_pow2(desc->k) <= tp->tile / 2;
-    topk_stream(desc, tp);
+    topk_radix(ctx, desc, plan->var.width, tp);
+    if (tp->radix)
+        tp->stream = 0, tp->stream_k = 1, tp->stream_wg = 1;
+    else
+        topk_stream(desc, tp);
     plan->empty = desc->rows == 0;
     if (plan->empty)
         return;

@@ -316,74 +316,81 @@ static clsort__step topk_global_step(const clsort__topk_plan *tp, uint64_t m, ui
     return s;
 }
 
-/* Top-k (kernels/topk.cl, docs/kernels.md "Top-k"): where K (k rounded up to a power of two) is
- * at most half the tile, the network: each topk_tile pass halves every tile's blocks of K to
- * one, until a row fits a tile. Above that, a bitonic sort of each row padded to N with the same
- * comparator (so stable): tiles in local memory, the wider levels in global memory; the first k
- * of each row go out. Depends only on (n, rows, k, the tile and group size). */
-static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *user)
+/* Top-k's network (kernels/topk.cl, docs/kernels.md "Top-k"), K (k rounded up to a power of two)
+ * at most half the tile: each topk_tile pass halves every tile's blocks of K to one, until a row
+ * fits a tile. Rows of m items come from `src` (0 the input, 2 the radix select's survivors). */
+static int schedule_topk_network(const clsort__plan *plan, int src, uint64_t m,
+                                 clsort__emit_fn emit, void *user)
 {
     const clsort__topk_plan *tp = &plan->topk;
     const uint64_t K = clsort__next_pow2(tp->k), rows = tp->rows, n = plan->n;
     const unsigned T = tp->tile;
     clsort__topk_args a;
-    if (K <= T / 2) {
-        uint64_t m = n;
-        int from = 0, to = 1;
-        unsigned mode = TK_FROM_INPUT | TK_SORT;
-        if (tp->stream) {
-            /* topk_stream: each work-item's K smallest of the tp->stream keys it reads, as
-             * sorted blocks of K for the halving passes below. */
-            memset(&a, 0, sizeof a);
-            a.from = 0;
-            a.to = 1;
-            a.P = tp->stream;
-            a.K = (cl_uint)K;
-            a.m = n;
-            a.tiles_per_row = ceil_div(n, (uint64_t)tp->stream_wg * tp->stream);
-            a.m_out = a.tiles_per_row * tp->stream_wg * K;
-            a.mode = TK_FROM_INPUT;
-            clsort__step s = step(CLSORT__K_topk_stream, rows * a.tiles_per_row * tp->stream_wg,
-                                  2, a.K, a.P);
-            s.tk = a;
-            EMIT(s);
-            m = a.m_out;
-            from = 1;
-            to = 2;
-            mode = 0;
-        }
-        for (;;) {
-            const uint64_t N = clsort__next_pow2(m);
-            const int final = N <= T;
-            memset(&a, 0, sizeof a);
-            a.from = from;
-            a.P = (cl_uint)(final ? N : T);
-            a.K = (cl_uint)K;
-            a.m = m;
-            a.tiles_per_row = final ? 1 : ceil_div(m, T);
-            a.m_out = a.tiles_per_row * K;
-            a.mode = mode | (final ? TK_FINAL : 0);
-            a.to = final ? 3 : to;
-            EMIT(topk_tile_step(tp, final ? ceil_div(rows, T / a.P) : rows * a.tiles_per_row,
-                                &a));
-            if (final)
-                return CLSORT_OK;
-            m = a.m_out;
-            from = to;
-            to = to == 1 ? 2 : 1;
-            mode = 0; /* the items come in sorted blocks of K */
-        }
+    int from = src, to = src == 1 ? 2 : 1;
+    unsigned mode = (src == 0 ? TK_FROM_INPUT : 0) | TK_SORT;
+    if (tp->stream && src == 0) {
+        /* topk_stream: each work-item's K smallest of the tp->stream keys it reads, as
+         * sorted blocks of K for the halving passes below. */
+        memset(&a, 0, sizeof a);
+        a.from = 0;
+        a.to = 1;
+        a.P = tp->stream;
+        a.K = (cl_uint)K;
+        a.m = n;
+        a.tiles_per_row = ceil_div(n, (uint64_t)tp->stream_wg * tp->stream);
+        a.m_out = a.tiles_per_row * tp->stream_wg * K;
+        a.mode = TK_FROM_INPUT;
+        clsort__step s = step(CLSORT__K_topk_stream, rows * a.tiles_per_row * tp->stream_wg, 2,
+                              a.K, a.P);
+        s.tk = a;
+        EMIT(s);
+        m = a.m_out;
+        from = 1;
+        to = 2;
+        mode = 0;
     }
-    const uint64_t N = clsort__next_pow2(n);
+    for (;;) {
+        const uint64_t N = clsort__next_pow2(m);
+        const int final = N <= T;
+        memset(&a, 0, sizeof a);
+        a.from = from;
+        a.P = (cl_uint)(final ? N : T);
+        a.K = (cl_uint)K;
+        a.m = m;
+        a.tiles_per_row = final ? 1 : ceil_div(m, T);
+        a.m_out = a.tiles_per_row * K;
+        a.mode = mode | (final ? TK_FINAL : 0);
+        a.to = final ? 3 : to;
+        EMIT(topk_tile_step(tp, final ? ceil_div(rows, T / a.P) : rows * a.tiles_per_row, &a));
+        if (final)
+            return CLSORT_OK;
+        m = a.m_out;
+        from = to;
+        to = to == 1 ? 2 : 1;
+        mode = 0; /* the items come in sorted blocks of K */
+    }
+}
+
+/* Top-k's full sort, k above half the tile: a bitonic sort of each row of m items from `src` (0
+ * the input, 2 the survivors) padded to N with the same comparator (so stable): tiles in local
+ * memory, the wider levels in global memory (buffer 1); the first k of each row go out. */
+static int schedule_topk_full(const clsort__plan *plan, int src, uint64_t m,
+                              clsort__emit_fn emit, void *user)
+{
+    const clsort__topk_plan *tp = &plan->topk;
+    const uint64_t rows = tp->rows, N = clsort__next_pow2(m);
+    const unsigned T = tp->tile;
+    const unsigned from_input = src == 0 ? TK_FROM_INPUT : 0;
+    clsort__topk_args a;
     memset(&a, 0, sizeof a);
-    a.from = 0;
-    a.m = n;
+    a.from = src;
+    a.m = m;
     if (N <= T) {
         a.to = 3;
         a.P = a.K = (cl_uint)N;
         a.tiles_per_row = 1;
         a.m_out = N;
-        a.mode = TK_FROM_INPUT | TK_SORT | TK_FINAL;
+        a.mode = from_input | TK_SORT | TK_FINAL;
         EMIT(topk_tile_step(tp, ceil_div(rows, T / N), &a));
         return CLSORT_OK;
     }
@@ -391,7 +398,7 @@ static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *u
     a.P = a.K = T;
     a.tiles_per_row = N / T;
     a.m_out = N;
-    a.mode = TK_FROM_INPUT | TK_SORT;
+    a.mode = from_input | TK_SORT;
     EMIT(topk_tile_step(tp, rows * a.tiles_per_row, &a));
     for (uint64_t sz = 2 * (uint64_t)T; sz <= N; sz <<= 1) {
         for (uint64_t j = sz / 2; j >= T; j >>= 1)
@@ -406,6 +413,55 @@ static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *u
         EMIT(topk_tile_step(tp, rows * a.tiles_per_row, &a));
     }
     return CLSORT_OK;
+}
+
+/* A launch of a radix select pass (kernels/topk_radix.cl) on `groups` work-groups of RS_WG
+ * (GLOBAL for the zeroing: `groups` work-items); traced with the pass and the chunk. */
+static clsort__step topk_radix_step(const clsort__plan *plan, clsort__kernel_id kernel,
+                                    uint64_t groups, unsigned pass)
+{
+    const clsort__topk_plan *tp = &plan->topk;
+    const int global = kernel == CLSORT__K_topk_radix_zero;
+    clsort__step s = step(kernel, global ? groups : groups * tp->rs_wg, 2, pass,
+                          (cl_uint)tp->rs_chunk);
+    s.tk.from = 0;
+    s.tk.to = kernel == CLSORT__K_topk_radix_compact ? 2 : 0;
+    s.tk.m = plan->n;
+    s.tk.m_out = kernel == CLSORT__K_topk_radix_compact ? tp->k : 0;
+    s.tk.P = (cl_uint)tp->rs_chunk;
+    s.tk.tiles_per_row = tp->rs_chunks;
+    s.tk.mode = pass;
+    return s;
+}
+
+/* Top-k by radix select (kernels/topk_radix.cl, docs/kernels.md "Top-k by radix select"): the
+ * histograms zeroed, a histogram pass a digit, the chunks' counts, their scan, the compaction of
+ * each row's k survivors to item buffer 2; then the network (or the full sort) of those k items a
+ * row. The launches depend only on (n, rows, k, the key width); which keys they touch does not. */
+static int schedule_topk_radix(const clsort__plan *plan, clsort__emit_fn emit, void *user)
+{
+    const clsort__topk_plan *tp = &plan->topk;
+    const uint64_t groups = tp->rows * tp->rs_chunks;
+    EMIT(topk_radix_step(plan, CLSORT__K_topk_radix_zero,
+                         tp->rows * tp->rs_passes * ((uint64_t)1 << tp->rs_bits), 0));
+    for (unsigned p = 0; p < tp->rs_passes; ++p)
+        EMIT(topk_radix_step(plan, CLSORT__K_topk_radix_hist, groups, p));
+    EMIT(topk_radix_step(plan, CLSORT__K_topk_radix_count, groups, tp->rs_passes));
+    EMIT(topk_radix_step(plan, CLSORT__K_topk_radix_scan, tp->rows, tp->rs_passes));
+    EMIT(topk_radix_step(plan, CLSORT__K_topk_radix_compact, groups, tp->rs_passes));
+    return tp->network ? schedule_topk_network(plan, 2, tp->k, emit, user)
+                       : schedule_topk_full(plan, 2, tp->k, emit, user);
+}
+
+/* Top-k: the radix select where the plan chose it, else the network (k at most half the tile)
+ * or the full sort of every row. Depends only on (n, rows, k, the plan's sizes). */
+static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *user)
+{
+    const clsort__topk_plan *tp = &plan->topk;
+    if (tp->radix)
+        return schedule_topk_radix(plan, emit, user);
+    return tp->network ? schedule_topk_network(plan, 0, plan->n, emit, user)
+                       : schedule_topk_full(plan, 0, plan->n, emit, user);
 }
 
 int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
