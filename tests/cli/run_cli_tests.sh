@@ -699,6 +699,10 @@ if "$CLSORT" -v -o out.bin in.bin 2>&1 | grep -q "sorted by the host's"; then
 else
     n=$((n + 1)); echo "ok $n # SKIP AUTO sorts on the device here"
 fi
+sh "$SRCDIR/../../mk/demo.sh" "$BUILD" >demo.txt 2>&1
+check "make demo's script says what sorted and each stage's time" \
+    sh -c "grep -Eq '^   sorted by (the host.s (vqsort|radix)|the [a-z-]+ network on device [0-9]+:[0-9]+)' demo.txt &&
+           grep -q '^   read ' demo.txt && grep -q '^   total ' demo.txt"
 expect 0 "--top -v" "$CLSORT" -v --top 10 -a bitonic -o out.bin in.bin
 check "--top -v says what sorted and where" grep -Eq '^clsort: sorted by the bitonic network on device [0-9]+:[0-9]+' err
 expect 0 "-q is silent" "$CLSORT" -q -o out.bin in.bin

@@ -4,7 +4,8 @@
 # SIGPIPE, no message), with -S, --top and -u too; an input truncated or extended while it is
 # sorted gives exit 3 and no output; -o naming a dangling symbolic link writes the link's target,
 # as GNU sort; SIGKILL leaves no temporary output beside the destination; -m with more inputs
-# than the descriptor limit merges in rounds, with the same output. TAP.
+# than the descriptor limit merges in rounds, with the same output; --top on 320 MiB stays under
+# 256 MiB of memory. TAP.
 #
 #   BUILD=build sh tests/reliability/cli_hostile.sh        (from the repository root)
 set -u
@@ -131,5 +132,27 @@ cat many/s.* | "$REF" msort 4 u 0:u32 >many.uref
 expect_rc 0 "-m -u of 300 files under ulimit -n 64" sh -c "ulimit -n 64 && '$CLSORT' -m -u -o many.out many/s.*"
 check "... the same output as one merge" same many.out many.uref
 check "the rounds leave no temporary file" sh -c "[ -z \"\$(ls -A \"\$TMPDIR\" 2>/dev/null | grep clsort)\" ] && ! ls -A | grep -q clsort-"
+
+# ---- --top N streams: N records and bounded memory, whatever the input's size ------------------
+# 320 MiB of u32: a --top that held its input would peak above 320 MiB; the stream holds a block,
+# a chunk and N records (at most N records plus 256 MiB).
+if [ -x /usr/bin/time ] && [ "$(df -Pk . | awk 'NR == 2 { print $4 }')" -gt 1500000 ]; then
+    head -c 335544320 /dev/urandom >top.bin
+    /usr/bin/time -f '%M' -o top.rss "$CLSORT" --top 1000 -o top.out top.bin 2>err
+    rc=$?
+    kb=$(tail -1 top.rss)
+    check "--top 1000 of 320 MiB: exit 0 (got $rc)" [ "$rc" = 0 ]
+    check "--top 1000 of 320 MiB: peak memory $((kb / 1024)) MiB, at most 256 MiB" [ "$kb" -le 262144 ]
+    "$CLSORT" -o full.out top.bin
+    check "--top 1000: the first 1000 records of the full sort" sh -c "head -c 4000 full.out | cmp -s - top.out"
+    /usr/bin/time -f '%M' -o top.rss "$CLSORT" --top 1000 -r -s -o top.out top.bin 2>err
+    kb=$(tail -1 top.rss)
+    check "--top 1000 -r -s of 320 MiB: peak memory $((kb / 1024)) MiB, at most 256 MiB" [ "$kb" -le 262144 ]
+    "$CLSORT" -r -o full.out top.bin
+    check "--top 1000 -r: the first 1000 records of the full sort -r" sh -c "head -c 4000 full.out | cmp -s - top.out"
+    rm -f top.bin full.out top.out
+else
+    skip "no /usr/bin/time or under 1.5 GB free for the --top memory case"
+fi
 
 finish

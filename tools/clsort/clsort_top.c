@@ -5,7 +5,7 @@
  * chunk, which is sorted on the device as a run would be (cli_chunk_sort: ties by the further
  * keys, then in input order) when it is full and at the end; its first N records are merged with
  * the running top N, and the threshold moves up. Memory: a block, a chunk (64 MiB at most, -S
- * when smaller) and 2 N records; on random keys almost nothing passes after the first chunk, so
+ * when smaller) and N records (2 N with -u); on random keys almost nothing passes after the first chunk, so
  * the device sorts about one chunk whatever the input's size.
  *
  * Why the result is the head of the full sort: the full order is (keys, input position). A
@@ -18,6 +18,7 @@
  * record equal to one of the running top is dropped. */
 #include "clsort_top.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,6 +80,40 @@ static int top_reserve(top_list *t, size_t want, size_t R)
     return 0;
 }
 
+/* Merges the sorted chunk's first records into the running top in its own buffer, keeping the
+ * first N (ties: the running top first, being earlier input), so that memory holds N records, not
+ * 2 N: a forward count says how many of each come first, then a merge from the back fills the
+ * buffer without overwriting a record of the top not yet taken. Not for -u (top_merge). */
+static int top_merge_in_place(top_list *top, const cli_chunk *c, const cli_keyspec *ks,
+                              uint64_t N)
+{
+    const size_t R = ks->record_size;
+    const size_t want = (size_t)((uint64_t)top->n + c->n < N ? (uint64_t)top->n + c->n : N);
+    if (top_reserve(top, want, R) != 0)
+        return CLI_EXIT_IO;
+    size_t i = 0, j = 0;
+    while (i + j < want) {
+        if (i < top->n && (j >= c->n || cli_record_cmp(ks, top->recs + i * R,
+                                                       sorted_rec(c, R, j)) <= 0))
+            ++i;
+        else
+            ++j;
+    }
+    for (size_t k = want; j > 0;) { /* k = i + j > i: the slot written is never one unread */
+        const unsigned char *const b = sorted_rec(c, R, j - 1);
+        --k;
+        if (i > 0 && cli_record_cmp(ks, top->recs + (i - 1) * R, b) > 0) {
+            --i;
+            memcpy(top->recs + k * R, top->recs + i * R, R);
+        } else {
+            --j;
+            memcpy(top->recs + k * R, b, R);
+        }
+    }
+    top->n = want;
+    return CLI_EXIT_OK;
+}
+
 /* Merges the sorted chunk's first records into the running top, keeping the first N (ties: the
  * running top first, being earlier input; with -u, a record equal to the one kept before it is
  * dropped). `out` is scratch of the same capacity, swapped with the top afterwards. */
@@ -135,11 +170,14 @@ static int flush_chunk(top_state *t)
 {
     if (t->chunk.n == 0)
         return CLI_EXIT_OK;
-    cli_progress_items("sorting", "chunk", t->chunks, 0);
+    char note[48];
+    snprintf(note, sizeof note, "sorting chunk %u", t->chunks + 1);
+    cli_progress_note(note); /* on the reading line: the chunks come between its blocks */
     int rc = cli_chunk_sort(t->ctx, &t->ks, t->o->algorithm, t->o->stable, &t->chunk, &t->st);
     cli_watch_aborts(); /* after the compiler's crash handlers (clsort_capture.h) */
     if (rc == CLI_EXIT_OK)
-        rc = top_merge(&t->top, &t->scratch, &t->chunk, &t->ks, t->o->top);
+        rc = t->ks.unique ? top_merge(&t->top, &t->scratch, &t->chunk, &t->ks, t->o->top)
+                          : top_merge_in_place(&t->top, &t->chunk, &t->ks, t->o->top);
     t->chunk.n = 0;
     ++t->chunks;
     return rc;

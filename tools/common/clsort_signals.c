@@ -258,6 +258,12 @@ int cli_tmp_create_anonymous(char *templ)
 int cli_tmp_create_unnamed(const char *templ)
 {
 #ifdef O_TMPFILE
+    /* The name comes through /proc/self/fd at the end (or AT_EMPTY_PATH, which needs
+     * privilege): without either the file could never be named, so it is not made. */
+    if (access("/proc/self/fd", X_OK) != 0 && geteuid() != 0) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
     const char *slash = strrchr(templ, '/');
     char *dir = slash ? strndup(templ, (size_t)(slash - templ) + 1) : strdup(".");
     if (!dir) {
