@@ -5,7 +5,7 @@
  * chunk, which is sorted on the device as a run would be (cli_chunk_sort: ties by the further
  * keys, then in input order) when it is full and at the end; its first N records are merged with
  * the running top N, and the threshold moves up. Memory: a block, a chunk (64 MiB at most, -S
- * when smaller) and N records (2 N with -u); on random keys almost nothing passes after the first chunk, so
+ * when smaller) and N records; on random keys almost nothing passes after the first chunk, so
  * the device sorts about one chunk whatever the input's size.
  *
  * Why the result is the head of the full sort: the full order is (keys, input position). A
@@ -80,73 +80,63 @@ static int top_reserve(top_list *t, size_t want, size_t R)
     return 0;
 }
 
-/* Merges the sorted chunk's first records into the running top in its own buffer, keeping the
- * first N (ties: the running top first, being earlier input), so that memory holds N records, not
- * 2 N: a forward count says how many of each come first, then a merge from the back fills the
- * buffer without overwriting a record of the top not yet taken. Not for -u (top_merge). */
-static int top_merge_in_place(top_list *top, const cli_chunk *c, const cli_keyspec *ks,
-                              uint64_t N)
+/* The next record of the merge from the back: the later of the top's i-th and the chunk's j-th
+ * from their ends (ties: the chunk's, later input). Sets *from_chunk. NULL when none is left. */
+static const unsigned char *merge_last(const top_list *top, size_t i, const cli_chunk *c, size_t j,
+                                       const cli_keyspec *ks, int *from_chunk)
 {
     const size_t R = ks->record_size;
-    const size_t want = (size_t)((uint64_t)top->n + c->n < N ? (uint64_t)top->n + c->n : N);
-    if (top_reserve(top, want, R) != 0)
+    const unsigned char *const a = i ? top->recs + (i - 1) * R : NULL;
+    const unsigned char *const b = j ? sorted_rec(c, R, j - 1) : NULL;
+    *from_chunk = b && !(a && cli_record_cmp(ks, a, b) > 0);
+    return *from_chunk ? b : a;
+}
+
+/* Merges the sorted chunk's first records into the running top in the top's own buffer, keeping
+ * the first N (ties: the running top first, being earlier input; with -u, only the first of equal
+ * records), so that memory holds N records, not 2 N. A forward pass counts how many of each come
+ * first; a merge from the back then fills the buffer. It never overwrites a record of the top not
+ * yet taken: the k records still to place are at least the i of the top left (a dropped duplicate
+ * always spends a record of the chunk, since the top's are distinct), one more when the record
+ * placed is the chunk's. */
+static int top_merge(top_list *top, const cli_chunk *c, const cli_keyspec *ks, uint64_t N)
+{
+    const size_t R = ks->record_size;
+    const size_t most = (size_t)((uint64_t)top->n + c->n < N ? (uint64_t)top->n + c->n : N);
+    if (top_reserve(top, most, R) != 0)
         return CLI_EXIT_IO;
-    size_t i = 0, j = 0;
-    while (i + j < want) {
-        if (i < top->n && (j >= c->n || cli_record_cmp(ks, top->recs + i * R,
-                                                       sorted_rec(c, R, j)) <= 0))
+    size_t i = 0, j = 0, kept = 0;
+    const unsigned char *last = NULL;
+    while (kept < most && (i < top->n || j < c->n)) {
+        const unsigned char *const a = i < top->n ? top->recs + i * R : NULL;
+        const unsigned char *const b = j < c->n ? sorted_rec(c, R, j) : NULL;
+        const unsigned char *const take = a && (!b || cli_record_cmp(ks, a, b) <= 0) ? a : b;
+        if (take == a)
             ++i;
         else
             ++j;
+        if (!(ks->unique && last && cli_record_cmp(ks, last, take) == 0))
+            ++kept;
+        last = take;
     }
-    for (size_t k = want; j > 0;) { /* k = i + j > i: the slot written is never one unread */
-        const unsigned char *const b = sorted_rec(c, R, j - 1);
-        --k;
-        if (i > 0 && cli_record_cmp(ks, top->recs + (i - 1) * R, b) > 0) {
-            --i;
-            memcpy(top->recs + k * R, top->recs + i * R, R);
-        } else {
+    int from_chunk;
+    const unsigned char *cur = merge_last(top, i, c, j, ks, &from_chunk);
+    for (size_t k = kept; cur;) {
+        if (from_chunk)
             --j;
-            memcpy(top->recs + k * R, b, R);
+        else
+            --i;
+        int next_from_chunk;
+        const unsigned char *const next = merge_last(top, i, c, j, ks, &next_from_chunk);
+        /* With -u a record equal to the one before it (next, in forward order) is dropped. */
+        if (!(ks->unique && next && cli_record_cmp(ks, next, cur) == 0)) {
+            --k;
+            memmove(top->recs + k * R, cur, R); /* may be itself: a top record in place */
         }
+        cur = next;
+        from_chunk = next_from_chunk;
     }
-    top->n = want;
-    return CLI_EXIT_OK;
-}
-
-/* Merges the sorted chunk's first records into the running top, keeping the first N (ties: the
- * running top first, being earlier input; with -u, a record equal to the one kept before it is
- * dropped). `out` is scratch of the same capacity, swapped with the top afterwards. */
-static int top_merge(top_list *top, top_list *out, const cli_chunk *c, const cli_keyspec *ks,
-                     uint64_t N)
-{
-    const size_t R = ks->record_size;
-    const size_t want = (size_t)((uint64_t)top->n + c->n < N ? (uint64_t)top->n + c->n : N);
-    if (top_reserve(out, want, R) != 0 || top_reserve(top, want, R) != 0)
-        return CLI_EXIT_IO;
-    size_t i = 0, j = 0, k = 0;
-    const unsigned char *last = NULL;
-    while (k < want && (i < top->n || j < c->n)) {
-        const unsigned char *a = i < top->n ? top->recs + i * R : NULL;
-        const unsigned char *b = j < c->n ? sorted_rec(c, R, j) : NULL;
-        const unsigned char *take;
-        if (a && (!b || cli_record_cmp(ks, a, b) <= 0)) {
-            take = a;
-            ++i;
-        } else {
-            take = b;
-            ++j;
-        }
-        if (ks->unique && last && cli_record_cmp(ks, last, take) == 0)
-            continue;
-        memcpy(out->recs + k * R, take, R);
-        last = out->recs + k * R;
-        ++k;
-    }
-    out->n = k;
-    const top_list t = *top;
-    *top = *out;
-    *out = t;
+    top->n = kept;
     return CLI_EXIT_OK;
 }
 
@@ -159,7 +149,7 @@ typedef struct top_state {
     size_t cap;             /* the chunk's records */
     unsigned char *block;   /* one read */
     size_t block_cap;       /* its records */
-    top_list top, scratch;
+    top_list top;
     cli_sort_stats st;
     uint64_t records, passed;
     unsigned chunks;
@@ -176,8 +166,7 @@ static int flush_chunk(top_state *t)
     int rc = cli_chunk_sort(t->ctx, &t->ks, t->o->algorithm, t->o->stable, &t->chunk, &t->st);
     cli_watch_aborts(); /* after the compiler's crash handlers (clsort_capture.h) */
     if (rc == CLI_EXIT_OK)
-        rc = t->ks.unique ? top_merge(&t->top, &t->scratch, &t->chunk, &t->ks, t->o->top)
-                          : top_merge_in_place(&t->top, &t->chunk, &t->ks, t->o->top);
+        rc = top_merge(&t->top, &t->chunk, &t->ks, t->o->top);
     t->chunk.n = 0;
     ++t->chunks;
     return rc;
@@ -327,8 +316,6 @@ int cli_top_input(const cli_opts *o)
     cli_chunk_free(&t.chunk);
     free(t.block);
     t.block = NULL;
-    free(t.scratch.recs);
-    t.scratch.recs = NULL;
 
     cli_progress_update("writing", 0, (uint64_t)t.top.n * R);
     rc = cli_writer_put(&out, t.top.recs, t.top.n * R);
@@ -350,7 +337,6 @@ fail:
     cli_chunk_free(&t.chunk);
     free(t.block);
     free(t.top.recs);
-    free(t.scratch.recs);
     clsort_destroy(t.ctx);
     if (in_open)
         cli_input_close(&in);
