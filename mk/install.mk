@@ -37,8 +37,8 @@ $(BUILD)/man/%.1: docs/%.1 include/clsort.h
 	@mkdir -p $(@D)
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATE@|$(MAN_DATE)|g' $< >$@
 
-# The directories install puts files in, and the list of those it had to create (paths without
-# DESTDIR, as the other files name them).
+# The directories install puts files in, and the list of those it had to create; not for a
+# staged install (DESTDIR), whose package owns its directories and must not ship the list.
 INSTALL_DIRS  = $(LIBDIR) $(INCLUDEDIR) $(BINDIR) $(MANDIR)/man1 $(CONFIGDIR) $(PKGCONFIGDIR) $(CMAKEDIR)
 INSTALLED_DIRS = $(DATADIR)/clsort/installed-dirs
 # The loader's cache matters only where the loader looks without being told: the system's
@@ -54,9 +54,10 @@ install: all $(BUILD)/clsort.pc $(BUILD)/clsortConfig.cmake $(BUILD)/clsortConfi
 	    new="$$new $$d"; d=$$(dirname "$$d"); done; done; \
 	  echo "install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))"; \
 	  install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS)) && \
-	  { cat "$(DESTDIR)$(INSTALLED_DIRS)" 2>/dev/null; printf '%s\n' $$new; } | \
-	    sed '/^$$/d' | sort -u >"$(DESTDIR)$(INSTALLED_DIRS).tmp" && \
-	  mv "$(DESTDIR)$(INSTALLED_DIRS).tmp" "$(DESTDIR)$(INSTALLED_DIRS)"
+	  if [ -z "$(DESTDIR)" ]; then \
+	    { cat "$(INSTALLED_DIRS)" 2>/dev/null; printf '%s\n' $$new; } | \
+	      sed '/^$$/d' | sort -u >"$(INSTALLED_DIRS).tmp" && \
+	    mv "$(INSTALLED_DIRS).tmp" "$(INSTALLED_DIRS)"; fi
 	install -m 644 include/clsort.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/libclsort.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/$(SO_REAL) $(DESTDIR)$(LIBDIR)/
