@@ -94,8 +94,8 @@ static const unsigned char *merge_last(const top_list *top, size_t i, const cli_
 
 /* Merges the sorted chunk's first records into the running top in the top's own buffer, keeping
  * the first N (ties: the running top first, being earlier input; with -u, only the first of equal
- * records), so that memory holds N records, not 2 N. A forward pass counts how many of each come
- * first; a merge from the back then fills the buffer. It never overwrites a record of the top not
+ * records), so that memory holds N records, not 2 N. A binary search (with -u, a forward pass)
+ * finds how many of each come first; a merge from the back then fills the buffer. It never overwrites a record of the top not
  * yet taken: the k records still to place are at least the i of the top left (a dropped duplicate
  * always spends a record of the chunk, since the top's are distinct), one more when the record
  * placed is the chunk's. */
@@ -107,6 +107,21 @@ static int top_merge(top_list *top, const cli_chunk *c, const cli_keyspec *ks, u
         return CLI_EXIT_IO;
     size_t i = 0, j = 0, kept = 0;
     const unsigned char *last = NULL;
+    if (!ks->unique) {
+        /* Without -u the first `most` are i of the top and most - i of the chunk, for the i where
+         * the top's i-th no longer comes before the chunk's (most - i - 1)-th: a binary search. */
+        size_t lo = most > c->n ? most - c->n : 0, hi = most < top->n ? most : top->n;
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (cli_record_cmp(ks, top->recs + mid * R, sorted_rec(c, R, most - mid - 1)) <= 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        i = lo;
+        j = most - lo;
+        kept = most;
+    }
     while (kept < most && (i < top->n || j < c->n)) {
         const unsigned char *const a = i < top->n ? top->recs + i * R : NULL;
         const unsigned char *const b = j < c->n ? sorted_rec(c, R, j) : NULL;
