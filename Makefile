@@ -16,11 +16,12 @@
 
 include mk/config.mk
 
-.PHONY: all lib tools tests test check-long deps deps-dev demo clean install uninstall check-werror plots
-all: lib tools
+.PHONY: all lib tools man tests test check-long deps deps-dev demo clean install uninstall check-werror plots
+all: lib tools man
 
 lib: $(BUILD)/libclsort.a $(BUILD)/$(SO_DEV)
 tools: $(TOOLS)
+man: $(MANPAGES)
 tests: $(TEST_BINS)
 
 clean:

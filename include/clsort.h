@@ -580,6 +580,11 @@ CLSORT_API int clsort_set_host_path_max(clsort_ctx *ctx, uint64_t max_n);
  *  CLSORT_ERR_INVALID_ARG. */
 CLSORT_API int clsort_get_host_path_max(const clsort_ctx *ctx, uint64_t *max_n);
 
+/** Names the host's own sort that AUTO's host path and the host fallback run in this build of the
+ *  library (clsort_stats.host_fallback says when one ran): "vqsort" (Highway's, where the library
+ *  was built with libhwy) or "radix" (an LSD radix sort). A static string; needs no context. */
+CLSORT_API const char *clsort_host_sort_name(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -94,5 +94,10 @@ COMMON_SRCS  = $(wildcard tools/common/*.c)
 TOOLS_LIB    = $(BUILD)/libclsort-tools.a
 MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o clsort_pwrite.o)
 
+# The man pages: docs/*.1 hold @VERSION@ where the version goes; the build writes them to
+# $(BUILD)/man/ with include/clsort.h's version (mk/install.mk), and those are what is installed.
+MAN_SRCS = $(wildcard docs/*.1)
+MANPAGES = $(MAN_SRCS:docs/%=$(BUILD)/man/%)
+
 TOOLS = $(if $(CLI_SRCS),$(BUILD)/clsort) $(if $(TUNE_SRCS),$(BUILD)/clsort-tune) \
         $(if $(BENCH_SRCS),$(BUILD)/clsort-bench) $(if $(MPICC),$(if $(MPI_SRCS),$(BUILD)/clsort-mpi))

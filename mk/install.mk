@@ -3,8 +3,9 @@
 # ---- Install ----
 # Everything goes under $(DESTDIR); the paths written into clsort.pc and the CMake package are
 # those without it, where the files will be in the end. uninstall removes exactly these files
-# (same variables), then the directories that belong to clsort alone.
-MANPAGES = $(wildcard docs/*.1)
+# (same variables), then the directories that belong to clsort alone and those that install
+# created (it lists them in INSTALLED_DIRS, so that a directory that was there before, such as
+# an empty /usr/local/bin, stays).
 CONFIGS  = $(wildcard configs/*.ini)
 # Requires.private names the .pc files of OpenCL and inih when this machine has them (Debian
 # does), so that `pkg-config --static` follows their own link lines; else the libraries go to
@@ -29,9 +30,34 @@ $(BUILD)/clsortConfigVersion.cmake: mk/clsortConfigVersion.cmake.in include/clso
 	sed -e 's|@VERSION@|$(VERSION)|g' mk/clsortConfigVersion.cmake.in >$@
 FORCE:
 
+# The man pages with the version of include/clsort.h (MANPAGES, mk/config.mk) and, as their
+# date, the last commit's that touched the docs (none outside a git checkout).
+MAN_DATE ?= $(shell git log -1 --format=%cs -- docs 2>/dev/null)
+$(BUILD)/man/%.1: docs/%.1 include/clsort.h
+	@mkdir -p $(@D)
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@DATE@|$(MAN_DATE)|g' $< >$@
+
+# The directories install puts files in, and the list of those it had to create; not for a
+# staged install (DESTDIR), whose package owns its directories and must not ship the list.
+INSTALL_DIRS  = $(LIBDIR) $(INCLUDEDIR) $(BINDIR) $(MANDIR)/man1 $(CONFIGDIR) $(PKGCONFIGDIR) $(CMAKEDIR)
+INSTALLED_DIRS = $(DATADIR)/clsort/installed-dirs
+# The loader's cache matters only where the loader looks without being told: the system's
+# library directories and those /etc/ld.so.conf names. A private prefix (a home directory, a
+# test's temporary one) is found through LD_LIBRARY_PATH or an rpath, and rewriting the
+# machine's cache for it is no business of make install.
+LDCONFIG_DIRS = /lib /lib64 /usr/lib /usr/lib64 /lib/$(MULTIARCH) /usr/lib/$(MULTIARCH)
+MULTIARCH    := $(shell $(CC) -print-multiarch 2>/dev/null)
+
 install: all $(BUILD)/clsort.pc $(BUILD)/clsortConfig.cmake $(BUILD)/clsortConfigVersion.cmake
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
-	    $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(CMAKEDIR)
+	@new=; for d in $(INSTALL_DIRS); do \
+	  while [ "$$d" != / ] && [ "$$d" != . ] && [ ! -d "$(DESTDIR)$$d" ]; do \
+	    new="$$new $$d"; d=$$(dirname "$$d"); done; done; \
+	  echo "install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS))"; \
+	  install -d $(addprefix $(DESTDIR),$(INSTALL_DIRS)) && \
+	  if [ -z "$(DESTDIR)" ]; then \
+	    { cat "$(INSTALLED_DIRS)" 2>/dev/null; printf '%s\n' $$new; } | \
+	      sed '/^$$/d' | sort -u >"$(INSTALLED_DIRS).tmp" && \
+	    mv "$(INSTALLED_DIRS).tmp" "$(INSTALLED_DIRS)"; fi
 	install -m 644 include/clsort.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/libclsort.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/$(SO_REAL) $(DESTDIR)$(LIBDIR)/
@@ -43,9 +69,12 @@ install: all $(BUILD)/clsort.pc $(BUILD)/clsortConfig.cmake $(BUILD)/clsortConfi
 	$(if $(MANPAGES),install -m 644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1/)
 	$(if $(CONFIGS),install -m 644 $(CONFIGS) $(DESTDIR)$(CONFIGDIR)/)
 	@# A library put straight into a system directory is found only once the loader's cache
-	@# knows it; a staged install (DESTDIR) leaves that to the package.
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null 2>&1; then \
-	  echo "$(LDCONFIG)"; $(LDCONFIG) || true; fi
+	@# knows it; a staged install (DESTDIR) leaves that to the package, a private prefix to
+	@# LD_LIBRARY_PATH (LDCONFIG_DIRS above).
+	@sys=; for d in $(LDCONFIG_DIRS); do [ "$$d" = "$(LIBDIR)" ] && sys=1; done; \
+	  grep -qsx '$(LIBDIR)/*' /etc/ld.so.conf /etc/ld.so.conf.d/*.conf && sys=1; \
+	  if [ -n "$$sys" ] && [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && \
+	     command -v $(LDCONFIG) >/dev/null 2>&1; then echo "$(LDCONFIG)"; $(LDCONFIG) || true; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/clsort.h $(DESTDIR)$(LIBDIR)/libclsort.a \
@@ -55,4 +84,7 @@ uninstall:
 	    $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(TOOLS))) \
 	    $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
 	    $(addprefix $(DESTDIR)$(CONFIGDIR)/,$(notdir $(CONFIGS)))
-	rmdir $(DESTDIR)$(CONFIGDIR) $(DESTDIR)$(DATADIR)/clsort $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+	@created=$$(cat "$(DESTDIR)$(INSTALLED_DIRS)" 2>/dev/null); rm -f "$(DESTDIR)$(INSTALLED_DIRS)"; \
+	  for d in $(CONFIGDIR) $(DATADIR)/clsort $(CMAKEDIR) \
+	      $$(printf '%s\n' $$created | sort -r); do \
+	    rmdir "$(DESTDIR)$$d" 2>/dev/null && echo "rmdir $(DESTDIR)$$d"; done; true

@@ -21,7 +21,7 @@ dev=${CLSORT_DEVICE:-cpu}
 run() { # output-file args...
     out=$1
     shift
-    "$BUILD/clsort-bench" -d "$dev" -q --no-cpu --segments --seg-log 12 -r 1 \
+    "$BUILD/clsort-bench" -d "$dev" -q --no-cpu --segments --seg-log 12 -n 1 \
         --seg-mixes equal,uniform --seg-sizes 16,48 "$@" >"$out" 2>"$tmp/err.txt"
 }
 run "$tmp/plain.txt" -t u32,pairs32 -a bitonic,odd-even-merge

@@ -73,9 +73,15 @@ check_files() {
          [ "$(ls "$p/share/clsort/devices" | wc -l)" = "$(ls configs/*.ini | wc -l)" ]'
 }
 
-# Nothing but empty directories left under $1 and no directory of clsort's own.
+# Nothing left under $1: no file, no link, and no directory that install created (all of them
+# here, $1 itself too when install created it: $2 = gone). A staged install (DESTDIR) leaves its
+# directories to the package: no file and no directory of clsort's own stay there.
 check_empty() {
     top=$1
+    if [ "${2:-}" = gone ]; then
+        check "$top: uninstall removes every directory install created, the prefix too" '[ ! -e "$top" ]'
+        return
+    fi
     check "$top: uninstall leaves no file or link" '[ -d "$top" ] && [ -z "$(find "$top" ! -type d)" ]'
     check "$top: uninstall removes the directories of clsort alone" \
         '[ -z "$(find "$top" -type d \( -name clsort -o -path "*/cmake/clsort" \))" ]'
@@ -83,9 +89,20 @@ check_empty() {
 
 # ---- 1. A plain install under a temporary PREFIX --------------------------------------------
 p=$tmp/p
-mk install PREFIX="$p" || fail_log
+# A private prefix is no business of the loader's cache: the LDCONFIG given must not run.
+printf '#!/bin/sh\n: >"%s/ldconfig-ran"\n' "$tmp" >"$tmp/fake-ldconfig"
+chmod +x "$tmp/fake-ldconfig"
+make --no-print-directory BUILD="$BUILD" LDCONFIG="$tmp/fake-ldconfig" install PREFIX="$p" \
+    >>"$tmp/make.log" 2>&1 || fail_log
 check "make install PREFIX=$p" '[ -d "$p/lib" ]'
+check "make install into a private prefix does not run ldconfig" '[ ! -e "$tmp/ldconfig-ran" ]'
 check_files "$p" "$p/lib"
+ver=$major.$minor.$patch
+for page in clsort clsort-mpi clsort-bench clsort-tune; do
+    check "$page.1 installed and built say clsort $ver (include/clsort.h)" \
+        'grep -q "^\.TH .*\"clsort $ver\"" "$p/share/man/man1/$page.1" &&
+         grep -q "^\.TH .*\"clsort $ver\"" "$BUILD/man/$page.1" && ! grep -q "@[A-Z]*@" "$p/share/man/man1/$page.1"'
+done
 check "clsort.pc names the prefix and the version" \
     'grep -qx "prefix=$p" "$p/lib/pkgconfig/clsort.pc" &&
      grep -qx "Version: $major.$minor.$patch" "$p/lib/pkgconfig/clsort.pc"'
@@ -107,6 +124,7 @@ echo "# $line"
 check "README example builds with: $line" '[ -x "$tmp/ex/example" ]' || sed 's/^/# /' "$tmp/ex/cc.log"
 LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/ex/example" >"$tmp/ex/run.log" 2>&1
 check "README example runs against $p/lib" '[ $? = 0 ]' || sed 's/^/# /' "$tmp/ex/run.log"
+check "README example prints its sorted array" '[ "$(cat "$tmp/ex/run.log")" = "3.5 2.25 0 -0 -1" ]'
 if command -v ldd >/dev/null 2>&1; then
     check "... and loads $p/lib/libclsort.so.$major" \
         'LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$tmp/ex/example" | grep -q "libclsort.so.$major => $p/lib/"'
@@ -237,13 +255,19 @@ if [ -n "$python" ]; then
 import numpy as np, clsort
 a = clsort.sort(np.array([3, 1, 2], dtype=np.uint32))
 print(clsort.library_path(), a.tolist())")" = "$p/lib/libclsort.so.$major [1, 2, 3]" ]'
+    # README's Python example as written, on this machine's device (a GPU or not).
+    awk '/^## Using it from Python/ { on = 1 } on && /^```python$/ { code = 1; next }
+         code && /^```$/ { exit } code { print }' README.md >"$tmp/readme_example.py"
+    check "README's Python example runs on this machine ($CLSORT_DEVICE)" \
+        '(cd "$tmp" && CLSORT_LIBRARY="$p/lib/libclsort.so.$major" PYTHONPATH="$tmp/py" \
+             "$python" readme_example.py) >"$tmp/readme_py.log" 2>&1' || sed 's/^/# /' "$tmp/readme_py.log" | tail -5
 else
     skip "no python3 with numpy and pip (make deps-dev)"
 fi
 
 # ---- 7. uninstall ------------------------------------------------------------------------------
 mk uninstall PREFIX="$p" || fail_log
-check_empty "$p"
+check_empty "$p" gone
 
 # ---- 8. A multiarch LIBDIR ---------------------------------------------------------------------
 m=$tmp/m
@@ -259,7 +283,13 @@ check "multiarch: the library in $mlib finds $m/share/clsort/devices/$file" \
     '[ "$(LD_LIBRARY_PATH="$mlib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/ex/probe" | sed -n 2p)" = "$m/share/clsort/devices/$file" ]'
 [ -z "$added" ] || rm -f "$m/share/clsort/devices/$added"
 mk uninstall PREFIX="$m" LIBDIR="$mlib" || fail_log
-check_empty "$m"
+check_empty "$m" gone
+# A directory that was there before install stays, even empty (a fresh /usr/local/bin).
+mkdir -p "$m/bin"
+mk install PREFIX="$m" && mk uninstall PREFIX="$m" || fail_log
+check "uninstall keeps an empty directory that was there before install" \
+    '[ -d "$m/bin" ] && [ -z "$(find "$m" -mindepth 1 ! -path "$m/bin")" ]'
+rm -rf "$m"
 
 # ---- 9. DESTDIR staging, as a package build does it -------------------------------------------
 d=$tmp/d

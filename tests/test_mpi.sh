@@ -160,19 +160,57 @@ fi
 CLSORT_MPI_PIECE=40 same_as_clsort "3 ranks, 40-byte pieces: many rounds of I/O and exchange" 3 rec.bin -t i64 -R 20 -k 5 -s
 CLSORT_MPI_PIECE=1 same_as_clsort "2 ranks, 1-byte pieces (one record a round)" 2 three.bin -t i32 -s
 
-# In place: no -o replaces the input.
+# As clsort: without -o the input is never written (exit 2, "use -o FILE"); -o naming it sorts
+# it in place.
 cp rand.bin inplace.bin
 "$CLSORT" -s -o c.out rand.bin
 run_mpi 3 -s inplace.bin
-if [ "$rc" = 0 ] && cmp -s inplace.bin c.out; then pass "3 ranks: no -o sorts the file in place"
-else fail "3 ranks: no -o sorts the file in place (status $rc)"; fi
+if [ "$rc" = 2 ] && grep -q "use -o FILE" err && [ "$(grep -c '^clsort-mpi:.*use -o FILE' err)" = 1 ] &&
+    cmp -s inplace.bin rand.bin && [ "$(ls -A | grep -c clsort-)" = 0 ]; then
+    pass "3 ranks, no -o: refused (exit 2, 'use -o FILE'), the input untouched"
+else fail "3 ranks, no -o: refused (exit 2, 'use -o FILE'), the input untouched (status $rc)"; fi
+run_mpi 3 -s -o inplace.bin inplace.bin
+if [ "$rc" = 0 ] && cmp -s inplace.bin c.out; then pass "3 ranks: -o naming the input sorts it in place"
+else fail "3 ranks: -o naming the input sorts it in place (status $rc)"; fi
+
+# SIGTERM (mpirun passes it to every rank): each line names clsort-mpi and says whether the output
+# was complete. Rank 0 is held at a FIFO (CLSORT_TEST_MPI_PAUSE_*) at the moment under test.
+sigterm_at() { # sigterm_at VARIABLE: runs 2 ranks held there, sends SIGTERM; status in $rc
+    rm -f t.out t.fifo; mkfifo t.fifo
+    env "$1=$W/t.fifo" mpirun --oversubscribe $MPI_X -x "$1=$W/t.fifo" -n 2 "$MPI" -o t.out rand.bin \
+        >out 2>err &
+    mpid=$!
+    exec 3>t.fifo # returns once rank 0 waits at the FIFO
+    kill -s TERM $mpid
+    ( sleep 60; kill -s KILL $mpid 2>/dev/null ) &
+    guard=$!
+    wait $mpid
+    rc=$?
+    exec 3>&-
+    kill $guard 2>/dev/null
+}
+sigterm_at CLSORT_TEST_MPI_PAUSE_BEFORE_RENAME
+if grep -q "interrupted" err && ! grep -q "^clsort:" err &&
+    grep "interrupted" err | grep -v -q "^clsort-mpi" ; then
+    fail "SIGTERM before the rename: every line names clsort-mpi"
+elif grep -q "^clsort-mpi.*interrupted by SIGTERM before the output was complete" err &&
+    [ ! -e t.out ] && [ "$(ls -A | grep -c clsort-)" = 0 ]; then
+    pass "SIGTERM before the rename: clsort-mpi says the output is not complete; none, no temporary file"
+else fail "SIGTERM before the rename: clsort-mpi says the output is not complete (status $rc)"; fi
+sigterm_at CLSORT_TEST_MPI_PAUSE_AFTER_OUTPUT
+if grep -q "^clsort-mpi.*interrupted by SIGTERM after the output was complete: t.out holds the whole result" err &&
+    ! grep -q "before the output was complete\|^clsort:" err && cmp -s t.out c.out; then
+    pass "SIGTERM after the rename: clsort-mpi says the output is complete, and it is"
+else fail "SIGTERM after the rename: clsort-mpi says the output is complete (status $rc)"; fi
 
 # ---- Failures: every rank exits with the code, one line says why, nothing is written -----------
 # expect_fail CODE PATTERN DESC NP ARGS...
 expect_fail() {
     code=$1 pat=$2 desc=$3 np=$4; shift 4
     run_mpi "$np" "$@"
-    lines=$(grep -c '^clsort-mpi:' err)
+    # A rank still finishing when mpirun ends the job after the others' exit gets SIGTERM and
+    # says so: not a second reason.
+    lines=$(grep '^clsort-mpi:' err | grep -vc 'interrupted by SIGTERM')
     if [ "$rc" != "$code" ]; then
         fail "$desc (exit status $rc, expected $code)"
     elif [ "$lines" != 1 ]; then

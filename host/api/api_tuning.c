@@ -2,6 +2,7 @@
  * first for a device's config, and the host-fallback size (docs/tuning.md). */
 #include "cache.h"
 #include "config.h"
+#include "hostsort.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -101,4 +102,9 @@ int clsort_get_host_path_max(const clsort_ctx *ctx, uint64_t *max_n)
     *max_n = ctx->host_path_max;
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
     return CLSORT_OK;
+}
+
+const char *clsort_host_sort_name(void)
+{
+    return clsort__host_sort_name();
 }

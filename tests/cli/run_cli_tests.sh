@@ -125,6 +125,42 @@ check "usage errors write nothing" no_temp_left . one.bin out err tmp
 expect 0 "sizes take K/M/G suffixes" "$CLSORT" -S 1K -o - one.bin
 expect 0 "sizes take KiB" "$CLSORT" --buffer-size=2KiB -o - one.bin
 
+# A terminal on standard input: refused, as zstd does (a user who forgot the FILE would wait).
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$CLSORT' -o tty.out" /dev/null >out 2>&1
+    rc=$?
+    check "a terminal on standard input: exit 2 (got $rc)" [ "$rc" = 2 ]
+    check "... saying standard input is a terminal" grep -q "clsort: standard input is a terminal" out
+    check "... and writing nothing" test ! -e tty.out
+    script -qec "'$CLSORT' -c" /dev/null >out 2>&1
+    check "-c with a terminal on standard input: exit 2 too" [ "$?" = 2 ]
+else
+    n=$((n + 1)); echo "ok $n # SKIP no script(1) for a terminal"
+fi
+
+# ---- Every tool: exit 2 for a usage error, -V and --help, the program's name, shared letters ----
+for tool in clsort clsort-tune clsort-bench clsort-mpi; do
+    [ -x "$BUILD/$tool" ] || { n=$((n + 1)); echo "ok $n # SKIP $tool not built"; continue; }
+    # clsort-mpi runs without mpirun as a singleton (Open MPI), but refuses root unless told.
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" --frobnicate >out 2>err
+    rc=$?
+    check "$tool: an unknown option exits 2 (got $rc)" [ "$rc" = 2 ]
+    check "$tool: one line, prefixed by its name (not its path)" \
+        sh -c "[ \$(grep -c . err) = 1 ] && grep -q '^$tool: .*frobnicate' err"
+    for v in -V --version; do
+        env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" $v >out 2>err
+        check "$tool $v: exit 0 and the version" sh -c "[ $? = 0 ] && grep -q '^$tool [0-9][0-9.]* (library [0-9.]*)' out"
+    done
+    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" --help >out 2>err
+    check "$tool --help: exit 0 and a usage line" sh -c "[ $? = 0 ] && grep -q 'Usage: .*$tool' out"
+done
+if [ -x "$BUILD/clsort-bench" ]; then
+    "$BUILD/clsort-bench" -r 1 --help >out 2>err
+    check "clsort-bench: -r is not --runs (clsort's -r is --reverse)" sh -c "[ $? = 2 ] && grep -q \"unknown option '-r'\" err"
+    "$BUILD/clsort-bench" -n 1 --help >out 2>err
+    check "clsort-bench: -n is --runs" [ "$?" = 0 ]
+fi
+
 # ---- Input and output errors (exit 3) -----------------------------------------------------------
 expect_err 3 "missing.bin: cannot open input: No such file" "missing input" "$CLSORT" missing.bin
 mkdir adir
@@ -646,8 +682,29 @@ expect_err 2 "--top cannot be used with --check" "--top with -c is a usage error
 # ---- Verbose, quiet, progress -------------------------------------------------------------------
 gen in.bin u32 4 0 10000
 expect 0 "-v exits 0" "$CLSORT" -v -o out.bin in.bin
-check "-v names device, algorithm and config" sh -c "grep -Eq 'device [0-9]+:[0-9]+' err && grep -q 'algorithm' err && grep -q 'config' err"
+check "-v names device, what sorted and config" sh -c "grep -Eq 'device [0-9]+:[0-9]+' err && grep -q 'sorted by ' err && grep -q 'config' err"
 check "-v reports read, sort and write times" sh -c "grep -q 'read ' err && grep -q 'sort ' err && grep -q 'write ' err"
+# -v says what actually sorted: the host's own sort by name, or the network and the device; the
+# sort line of a host sort claims no device time.
+"$CLSORT" -v -a auto -o out.bin in.bin 2>&1 | sed -n 's/^clsort: sorted by //p' >sorter.txt
+check "-v -a auto names what sorted ($(cat sorter.txt))" \
+    grep -Eq "^the host's (vqsort|radix)|^the [a-z-]+ network on device [0-9]+:[0-9]+" sorter.txt
+expect 0 "-v -a bitonic" "$CLSORT" -v -a bitonic -o out.bin in.bin
+check "-v -a bitonic: sorted by the bitonic network on device P:D" grep -Eq '^clsort: sorted by the bitonic network on device [0-9]+:[0-9]+ ' err
+check "-v -a bitonic: the sort line gives the device's time" grep -Eq '^clsort: sort .*device [0-9.]+ s' err
+if "$CLSORT" -v -o out.bin in.bin 2>&1 | grep -q "sorted by the host's"; then
+    "$CLSORT" -v -o out.bin in.bin 2>err
+    check "-v of a host sort: the sort line says on the host, no device time" \
+        sh -c "grep -Eq '^clsort: sort .* on the host .*(vqsort|radix)' err && ! grep -q '^clsort: sort .*device 0' err && ! grep -q 'or the host' err"
+else
+    n=$((n + 1)); echo "ok $n # SKIP AUTO sorts on the device here"
+fi
+sh "$SRCDIR/../../mk/demo.sh" "$BUILD" >demo.txt 2>&1
+check "make demo's script says what sorted and each stage's time" \
+    sh -c "grep -Eq '^   sorted by (the host.s (vqsort|radix)|the [a-z-]+ network on device [0-9]+:[0-9]+)' demo.txt &&
+           grep -q '^   read ' demo.txt && grep -q '^   total ' demo.txt"
+expect 0 "--top -v" "$CLSORT" -v --top 10 -a bitonic -o out.bin in.bin
+check "--top -v says what sorted and where" grep -Eq '^clsort: sorted by the bitonic network on device [0-9]+:[0-9]+' err
 expect 0 "-q is silent" "$CLSORT" -q -o out.bin in.bin
 check "-q prints nothing" test ! -s err
 expect 0 "--progress forces progress" "$CLSORT" --progress -o out.bin in.bin
@@ -655,6 +712,31 @@ check "--progress: a line for reading, sorting and writing" sh -c "grep -q 'read
 expect 0 "--progress with runs" "$CLSORT" --progress -S 8K -o out.bin in.bin
 check "--progress with runs: sorting run i of N, then merging" sh -c "grep -q 'sorting .*run [0-9]* of 5' err && grep -q 'merging' err"
 check "-v reports the compile as its own step" sh -c "'$CLSORT' -v -o out.bin in.bin 2>&1 | grep -q '^clsort: compile [0-9.]* s'"
+# Every stage shows and moves: with runs, "reading" goes to 100% (a thread reads ahead while a
+# run sorts, which the line says), the runs are merged on a "merging" line; a run that sorts for
+# a while shows its time going by.
+gen prog.bin u32 4 0 1048576
+expect 0 "--progress with 4 runs of 1 MiB" "$CLSORT" --progress -S 1M -o out.bin prog.bin
+tr '\r' '\n' <err >prog.txt
+check "--progress with runs: reading reaches 100%" grep -q 'reading .* 100%  4.0 MiB of 4.0 MiB' prog.txt
+check "--progress with runs: the reading line says which run is sorting" grep -q 'reading .*sorting run [1-3] of 4' prog.txt
+check "--progress with runs: the last run, then merging" sh -c "grep -q 'sorting .*run 4 of 4' prog.txt && grep -q '^clsort: merging' prog.txt"
+expect 0 "--progress with 4 runs through the device's pipeline (-a bitonic)" "$CLSORT" --progress -a bitonic -S 1M -o out.bin prog.bin
+tr '\r' '\n' <err >prog.txt
+check "--progress, pipeline with runs: reading reaches 100%, then merging" \
+    sh -c "grep -q 'reading .* 100%  4.0 MiB of 4.0 MiB' prog.txt && grep -q '^clsort: merging' prog.txt"
+gen slow.bin u32 4 0 65536
+t0=$(date +%s%N)
+expect 0 "--progress of one slow run (odd-even transposition, no pipeline)" \
+    env CLSORT_CLI_PIPELINE=0 "$CLSORT" --progress -a odd-even-transposition -o out.bin slow.bin
+ms=$((($(date +%s%N) - t0) / 1000000))
+tr '\r' '\n' <err | sed -n 's/^clsort: sorting *run 1 of 1 (\([0-9.]*\) s).*/\1/p' | sort -u >prog.txt
+if [ "$ms" -gt 800 ]; then
+    check "--progress: a run sorting for a while moves ($(wc -l <prog.txt) distinct times in $ms ms)" \
+        [ "$(wc -l <prog.txt)" -ge 2 ]
+else
+    n=$((n + 1)); echo "ok $n # SKIP the run sorted too fast to watch ($ms ms)"
+fi
 expect 0 "--no-progress" "$CLSORT" --no-progress -o out.bin in.bin
 check "no progress without a terminal" sh -c "'$CLSORT' -o out.bin in.bin 2>&1 | wc -c | grep -qx 0"
 

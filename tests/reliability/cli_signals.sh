@@ -38,7 +38,10 @@ one_interrupt() {
     "$REF" exec "$CLSORT" "$@" -o intr/data.bin intr/data.bin 2>err &
     pid=$!
     case $when in
-    tmpfile) wait_for "ls -A intr | grep -q clsort-" $pid; what="once the temporary output exists" ;;
+    # The temporary output: named .data.bin.clsort-XXXXXX, or (O_TMPFILE) open without a name,
+    # which /proc shows as "intr/#INODE (deleted)".
+    tmpfile) wait_for "ls -A intr | grep -q clsort- || ls -l /proc/$pid/fd 2>/dev/null | grep -q '/intr/#[0-9]* (deleted)'" $pid
+        what="once the temporary output exists" ;;
     runs) wait_for "test \$(ls -l /proc/$pid/fd | grep -c '$rundir/.*(deleted)') -ge 2" $pid
         what="while several runs are open" ;;
     *) sleep "$when"; what="after ${when}s" ;;
@@ -51,8 +54,8 @@ one_interrupt() {
     check "$name: SIG$sig $what: input $state, exit $rc" \
         sh -c "[ $state != damaged ] && { [ $rc = $want ] || { [ $rc = 0 ] && [ $state = sorted ]; }; }"
     if [ "$sig" = KILL ]; then
-        # SIGKILL cannot be caught: runs vanish (they are unlinked at once), but a temporary
-        # output file may stay (documented: only catchable signals clean up).
+        # SIGKILL cannot be caught: runs vanish (they are unlinked at once), and so does the
+        # temporary output where it has no name yet (O_TMPFILE); elsewhere it may stay.
         check "$name: SIG$sig $what: no run left" sh -c "test -z \"\$(ls -A '$rundir')\""
         rm -f intr/.data.bin.clsort-*
     else

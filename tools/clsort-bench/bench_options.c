@@ -13,7 +13,7 @@ static const bench_type bench_pair_types[] = {
 
 static void print_usage(FILE *f)
 {
-    fputs("usage: clsort-bench [options]\n"
+    fputs("Usage: clsort-bench [OPTION]...\n"
           "Times clsort's sorting networks against qsort, std::sort and (built with libhwy)\n"
           "Highway's vqsort; data on stdout.\n"
           "  -d, --device DEV         device: gpu, cpu, P:D, or part of a name (default: best)\n"
@@ -25,7 +25,7 @@ static void print_usage(FILE *f)
           "                           odd-even transposition up to 2^N only (default 16): its\n"
           "                           passes grow as n^2 / tile\n"
           "      --cpu-max-log N      qsort, std::sort and vqsort up to 2^N only (default 24)\n"
-          "  -r, --runs N             timed runs per point, median reported (default 5), after one\n"
+          "  -n, --runs N             timed runs per point, median reported (default 5), after one\n"
           "                           warm-up run; fresh random data every run\n"
           "      --csv FILE           also write every point to FILE as CSV\n"
           "      --no-cpu             skip the qsort, std::sort and vqsort references\n"
@@ -47,8 +47,10 @@ static void print_usage(FILE *f)
           "      --topk-scale S       divide each top-k cell's keys by 2^S, rows first (PoCL: 4)\n"
           "  -l, --list-devices       list OpenCL devices and exit\n"
           "  -q, --quiet              no progress or notes on stderr\n"
-          "  -h, --help               this text\n"
-          "      --version            print the version and exit\n",
+          "  -h, --help               print this help and exit\n"
+          "  -V, --version            print the version and exit\n"
+          "Exit status: 0 every result checked out, 1 a result was wrong or a sort failed, 2 usage\n"
+          "error, 3 no such device or OpenCL set-up failed.\n",
           f);
 }
 
@@ -84,10 +86,8 @@ static int parse_types(bench_opts *o, const char *list)
             t->value_size = 0;
             found = 1;
         }
-        if (!found) {
-            fprintf(stderr, "clsort-bench: unknown type '%s'\n", tok);
+        if (!found)
             return -1;
-        }
         o->ntypes++;
     }
     return o->ntypes > 0 ? 0 : -1;
@@ -134,10 +134,8 @@ static int parse_algos(bench_opts *o, const char *list)
     o->nalgos = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         if (o->nalgos == BENCH_MAX_ALGOS) return -1;
-        if (clsort_algorithm_parse(tok, &o->algos[o->nalgos]) != 0) {
-            fprintf(stderr, "clsort-bench: unknown algorithm '%s'\n", tok);
+        if (clsort_algorithm_parse(tok, &o->algos[o->nalgos]) != 0)
             return -1;
-        }
         o->nalgos++;
     }
     return o->nalgos > 0 ? 0 : -1;
@@ -159,114 +157,139 @@ void bench_set_defaults(bench_opts *o)
     o->seg_mixes = 7;
 }
 
+/* Is `name` (as given, short or long) the option `s` or `l`? */
+static int is_opt(const char *name, const char *s, const char *l)
+{
+    return (s && strcmp(name, s) == 0) || strcmp(name, l) == 0;
+}
+
+/* The options without a value. Returns 1 when `name` is one (taken), 2 for --help and --version
+ * (printed: exit 0), 0 when it is not one of them. */
+static int take_flag(const char *name, bench_opts *o)
+{
+    if (is_opt(name, "-h", "--help")) {
+        print_usage(stdout);
+        return 2;
+    }
+    if (is_opt(name, "-V", "--version")) {
+        printf("clsort-bench %s (library %s)\n", CLSORT_VERSION_STRING, clsort_version_string());
+        return 2;
+    }
+    if (is_opt(name, "-q", "--quiet"))
+        o->quiet = 1;
+    else if (is_opt(name, "-l", "--list-devices"))
+        o->list_devices = 1;
+    else if (is_opt(name, NULL, "--no-cpu"))
+        o->no_cpu = 1;
+    else if (is_opt(name, NULL, "--host-alloc"))
+        o->host_alloc = 1;
+    else if (is_opt(name, NULL, "--topk"))
+        o->topk = 1;
+    else if (is_opt(name, NULL, "--segments"))
+        o->segments = 1;
+    else if (is_opt(name, NULL, "--stable"))
+        o->seg_stable = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* Whether `name` takes a value (take_value's options). */
+static int needs_value(const char *name)
+{
+    static const char *const names[] = {
+        "-d", "--device", "-t", "--types", "-a", "--algos", "--topk-scale", "--seg-log",
+        "--seg-sizes", "--seg-mixes", "--min-log", "--max-log", "--transposition-max-log",
+        "--cpu-max-log", "-n", "--runs", "--csv", "--seed"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The options with a value. Returns 0 (taken), -1 for a bad value, 1 when `name` is not one. */
+static int take_value(const char *name, const char *val, bench_opts *o)
+{
+    if (is_opt(name, "-d", "--device")) {
+        o->device = val;
+        return 0;
+    }
+    if (is_opt(name, "-t", "--types"))
+        return o->types_given = 1, parse_types(o, val);
+    if (is_opt(name, "-a", "--algos"))
+        return o->algos_given = 1, parse_algos(o, val);
+    if (is_opt(name, NULL, "--topk-scale"))
+        return parse_int(val, 0, 24, &o->topk_scale);
+    if (is_opt(name, NULL, "--seg-log"))
+        return parse_int(val, 1, 32, &o->seg_log);
+    if (is_opt(name, NULL, "--seg-sizes"))
+        return parse_seg_sizes(o, val);
+    if (is_opt(name, NULL, "--seg-mixes"))
+        return parse_seg_mixes(o, val);
+    if (is_opt(name, NULL, "--min-log"))
+        return parse_int(val, 1, 40, &o->min_log);
+    if (is_opt(name, NULL, "--max-log"))
+        return parse_int(val, 1, 40, &o->max_log);
+    if (is_opt(name, NULL, "--transposition-max-log"))
+        return parse_int(val, 1, 40, &o->transposition_max_log);
+    if (is_opt(name, NULL, "--cpu-max-log"))
+        return parse_int(val, 1, 40, &o->cpu_max_log);
+    if (is_opt(name, "-n", "--runs"))
+        return parse_int(val, 1, BENCH_MAX_RUNS, &o->runs);
+    if (is_opt(name, NULL, "--csv")) {
+        o->csv = val;
+        return 0;
+    }
+    if (is_opt(name, NULL, "--seed")) {
+        char *end;
+        errno = 0;
+        o->seed = strtoull(val, &end, 0);
+        return errno || end == val || *end ? -1 : 0;
+    }
+    return 1;
+}
+
 int bench_parse_args(int argc, char **argv, bench_opts *o)
 {
     for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
+        const char *const arg = argv[i];
         const char *val = NULL;
         char name[64];
-        char *eq = (strncmp(arg, "--", 2) == 0) ? strchr(arg, '=') : NULL;
-        if (eq) {
-            const size_t len = (size_t)(eq - arg);
-            if (len >= sizeof name) goto bad;
-            memcpy(name, arg, len);
-            name[len] = '\0';
-            val = eq + 1;
-        } else {
-            if (strlen(arg) >= sizeof name) goto bad;
-            strcpy(name, arg);
-        }
-#define BENCH_IS_(s, l) (strcmp(name, (s)) == 0 || strcmp(name, (l)) == 0)
-#define BENCH_VALUE_()                                                                     \
-    do {                                                                                   \
-        if (!val) {                                                                        \
-            if (i + 1 >= argc) {                                                           \
-                fprintf(stderr, "clsort-bench: %s needs a value\n", name);                 \
-                return -1;                                                                 \
-            }                                                                              \
-            val = argv[++i];                                                               \
-        }                                                                                  \
-    } while (0)
-        if (BENCH_IS_("-h", "--help")) {
-            print_usage(stdout);
-            return 1;
-        } else if (strcmp(name, "--version") == 0) {
-            printf("clsort-bench %s (library %s)\n", CLSORT_VERSION_STRING,
-                   clsort_version_string());
-            return 1;
-        } else if (BENCH_IS_("-q", "--quiet")) {
-            o->quiet = 1;
-        } else if (BENCH_IS_("-l", "--list-devices")) {
-            o->list_devices = 1;
-        } else if (strcmp(name, "--no-cpu") == 0) {
-            o->no_cpu = 1;
-        } else if (strcmp(name, "--host-alloc") == 0) {
-            o->host_alloc = 1;
-        } else if (BENCH_IS_("-d", "--device")) {
-            BENCH_VALUE_();
-            o->device = val;
-        } else if (BENCH_IS_("-t", "--types")) {
-            BENCH_VALUE_();
-            if (parse_types(o, val) != 0) goto bad;
-            o->types_given = 1;
-        } else if (BENCH_IS_("-a", "--algos")) {
-            BENCH_VALUE_();
-            if (parse_algos(o, val) != 0) goto bad;
-            o->algos_given = 1;
-        } else if (strcmp(name, "--topk") == 0) {
-            o->topk = 1;
-        } else if (strcmp(name, "--topk-scale") == 0) {
-            BENCH_VALUE_();
-            if (parse_int(val, 0, 24, &o->topk_scale) != 0) goto bad;
-        } else if (strcmp(name, "--segments") == 0) {
-            o->segments = 1;
-        } else if (strcmp(name, "--seg-log") == 0) {
-            BENCH_VALUE_();
-            if (parse_int(val, 1, 32, &o->seg_log) != 0) goto bad;
-        } else if (strcmp(name, "--seg-sizes") == 0) {
-            BENCH_VALUE_();
-            if (parse_seg_sizes(o, val) != 0) goto bad;
-        } else if (strcmp(name, "--stable") == 0) {
-            o->seg_stable = 1;
-        } else if (strcmp(name, "--seg-mixes") == 0) {
-            BENCH_VALUE_();
-            if (parse_seg_mixes(o, val) != 0) goto bad;
-        } else if (strcmp(name, "--min-log") == 0) {
-            BENCH_VALUE_();
-            if (parse_int(val, 1, 40, &o->min_log) != 0) goto bad;
-        } else if (strcmp(name, "--max-log") == 0) {
-            BENCH_VALUE_();
-            if (parse_int(val, 1, 40, &o->max_log) != 0) goto bad;
-        } else if (strcmp(name, "--transposition-max-log") == 0) {
-            BENCH_VALUE_();
-            if (parse_int(val, 1, 40, &o->transposition_max_log) != 0) goto bad;
-        } else if (strcmp(name, "--cpu-max-log") == 0) {
-            BENCH_VALUE_();
-            if (parse_int(val, 1, 40, &o->cpu_max_log) != 0) goto bad;
-        } else if (BENCH_IS_("-r", "--runs")) {
-            BENCH_VALUE_();
-            if (parse_int(val, 1, BENCH_MAX_RUNS, &o->runs) != 0) goto bad;
-        } else if (strcmp(name, "--csv") == 0) {
-            BENCH_VALUE_();
-            o->csv = val;
-        } else if (strcmp(name, "--seed") == 0) {
-            BENCH_VALUE_();
-            char *end;
-            errno = 0;
-            o->seed = strtoull(val, &end, 0);
-            if (errno || end == val || *end) goto bad;
-        } else {
-            fprintf(stderr, "clsort-bench: unknown option '%s' (try --help)\n", arg);
+        const char *const eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+        const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (len >= sizeof name) {
+            fprintf(stderr, "clsort-bench: unknown option '%s' (see clsort-bench --help)\n", arg);
             return -1;
         }
-        continue;
-    bad:
-        fprintf(stderr, "clsort-bench: bad argument '%s'%s%s\n", arg, val && !eq ? " " : "",
-                val && !eq ? val : "");
-        return -1;
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        if (eq)
+            val = eq + 1;
+        const int flag = eq ? 0 : take_flag(name, o);
+        if (flag == 2)
+            return 1;
+        if (flag == 1)
+            continue;
+        /* The value: after '=', else the next argument. */
+        if (!val && needs_value(name)) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "clsort-bench: option '%s' requires an argument (see "
+                                "clsort-bench --help)\n",
+                        name);
+                return -1;
+            }
+            val = argv[++i];
+        }
+        const int r = val ? take_value(name, val, o) : 1;
+        if (r == 1) {
+            fprintf(stderr, "clsort-bench: unknown option '%s' (see clsort-bench --help)\n", arg);
+            return -1;
+        }
+        if (r != 0) {
+            fprintf(stderr, "clsort-bench: invalid argument '%s' for %s\n", val, name);
+            return -1;
+        }
     }
-#undef BENCH_IS_
-#undef BENCH_VALUE_
     if (o->segments && !o->algos_given) parse_algos(o, "auto");
     if (o->topk && !o->types_given) parse_types(o, "u32,f32");
     if (o->min_log > o->max_log) {

@@ -28,14 +28,15 @@ static const struct option long_opts[] = {
 void mpi_print_help(void)
 {
     fputs(
-        "Usage: mpirun -n N clsort-mpi [OPTION]... [-o OUT] FILE\n"
+        "Usage: mpirun -n N clsort-mpi [OPTION]... -o OUT FILE\n"
         "Sort FILE, a binary file of fixed-size records, by a numeric key, with N ranks, each on an\n"
         "OpenCL device of its host (a sample sort: every rank sorts a slice, the ranks exchange\n"
-        "records by key range, merge, and write their part of the result with MPI-IO). FILE is\n"
-        "replaced atomically by the result unless -o is given; both must be on a file system\n"
-        "every rank sees.\n"
+        "records by key range, merge, and write their part of the result with MPI-IO) into OUT,\n"
+        "which appears only complete. FILE is never written unless OUT names it, which sorts it\n"
+        "in place (atomically). Both must be on a file system every rank sees.\n"
         "\n"
-        "  -o, --output=FILE          write the result to FILE\n"
+        "  -o, --output=FILE          write the result to FILE (required: the ranks cannot share\n"
+        "                             standard output)\n"
         "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
         "  -r, --reverse              descending order\n"
         "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size)\n"
@@ -106,7 +107,15 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
                   "(see clsort-mpi --help)");
         return CLI_EXIT_USAGE;
     }
-    if (opts->output && strcmp(opts->output, "-") == 0) {
+    /* As clsort (and sort(1)): the input is never written unless -o names it. Without -o,
+     * clsort would write standard output, which many ranks cannot share. */
+    if (!opts->output) {
+        cli_error("no output given: clsort-mpi writes a file and never its input unless -o names "
+                  "it (use -o FILE; -o %s sorts it in place)",
+                  opts->input);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(opts->output, "-") == 0) {
         cli_error("clsort-mpi writes a file, not standard output (use -o FILE)");
         return CLI_EXIT_USAGE;
     }

@@ -1,7 +1,8 @@
 /* mpi_main.c - clsort-mpi: a sample sort of one file by many MPI ranks, each sorting on an OpenCL
  * device with the library (docs/distributed.md). The phases, each ended by an agreement of all
  * ranks on success (mpi_agree) so that one failing rank stops them all with one line:
- *   1. rank 0 opens the output as clsort does (a temporary file beside it), every rank its device;
+ *   1. rank 0 opens the output (-o, required) as clsort does (a temporary file beside it), every
+ *      rank its device;
  *   2. each rank reads a slice of the input with MPI-IO and sorts it on its device, ties in input
  *      order (clsort's record code);
  *   3. regular samples give size-1 splitters, and MPI_Alltoallw sends every record to the rank of
@@ -276,6 +277,23 @@ static int merge_received(mpi_job *job, const mpi_opts *o, rank_run *s)
     return mpi_agree(job, rc);
 }
 
+/* For the tests: when the variable names a FIFO, rank 0 opens it and reads it to its end there,
+ * so that a test can send a signal at exactly that moment (test_mpi.sh). */
+#define MPI_TEST_PAUSE_BEFORE_RENAME "CLSORT_TEST_MPI_PAUSE_BEFORE_RENAME"
+#define MPI_TEST_PAUSE_AFTER_OUTPUT "CLSORT_TEST_MPI_PAUSE_AFTER_OUTPUT"
+static void test_pause(const char *var)
+{
+    const char *fifo = getenv(var);
+    if (!fifo || !*fifo)
+        return;
+    FILE *const f = fopen(fifo, "r");
+    if (!f)
+        return;
+    while (fgetc(f) != EOF) {
+    }
+    fclose(f);
+}
+
 /* 4b. The merged records written with MPI-IO at the offset that an exclusive scan of the byte
  * counts gives; rank 0 renames the file into place when all have finished. */
 static int write_result(mpi_job *job, const mpi_opts *o, rank_run *s)
@@ -301,7 +319,7 @@ static int write_result(mpi_job *job, const mpi_opts *o, rank_run *s)
     }
     if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
         return rc;
-    rc = mpi_io_write(job, s->outf, o->output ? o->output : o->input, offset, s->merged,
+    rc = mpi_io_write(job, s->outf, o->output, offset, s->merged,
                       my_bytes);
     mrc = MPI_File_close(&s->outf);
     if (mrc != MPI_SUCCESS && rc == CLI_EXIT_OK)
@@ -312,11 +330,18 @@ static int write_result(mpi_job *job, const mpi_opts *o, rank_run *s)
         return rc;
     /* Every rank has written and closed: only now may the result take the destination's name. */
     if (job->rank == 0) {
+        test_pause(MPI_TEST_PAUSE_BEFORE_RENAME);
         rc = cli_writer_commit(&s->out, NULL);
         s->out_open = 0;
     }
     s->t[T_WRITE] = seconds_since(t0);
-    return mpi_agree(job, rc);
+    if ((rc = mpi_agree(job, rc)) != CLI_EXIT_OK)
+        return rc;
+    /* An interrupt from now on (mpirun passes it to every rank) finds the result in place. */
+    cli_signals_note_output_complete(o->output);
+    if (job->rank == 0)
+        test_pause(MPI_TEST_PAUSE_AFTER_OUTPUT);
+    return CLI_EXIT_OK;
 }
 
 /* Releases what a failed run still holds. */
@@ -369,7 +394,10 @@ int main(int argc, char **argv)
 {
     /* Before MPI and OpenCL start threads, which must inherit the blocked signals: the watcher
      * removes rank 0's temporary output when mpirun passes on an interrupt. */
+    cli_set_program_name("clsort-mpi");
     const int signals_ok = cli_signals_init() == 0;
+    /* Every rank opens rank 0's temporary output by its name. */
+    cli_writer_use_named_temporary();
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fputs("clsort-mpi: MPI_Init failed (run it with mpirun)\n", stderr);
         return CLI_EXIT_IO;
@@ -381,6 +409,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(job.comm, &job.rank);
     MPI_Comm_size(job.comm, &job.size);
     mpi_msg_set_rank(job.rank, job.size);
+    if (job.size > 1) { /* the signal thread's line says which rank saw the signal */
+        char name[48];
+        snprintf(name, sizeof name, "clsort-mpi: rank %d", job.rank);
+        cli_set_program_name(name);
+    }
     mpi_msg_hold_errors();
 
     /* The rank's index among the ranks of its host picks its device. */

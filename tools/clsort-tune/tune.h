@@ -8,10 +8,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* clsort's codes where the meanings meet (docs/clsort.1). */
 #define TUNE_EXIT_OK 0
-#define TUNE_EXIT_USAGE 1
-#define TUNE_EXIT_DEVICE 2 /* no device, or it cannot sort at all */
+#define TUNE_EXIT_USAGE 2  /* bad option or argument */
 #define TUNE_EXIT_IO 3     /* the config could not be written */
+#define TUNE_EXIT_DEVICE 4 /* no device, or it cannot sort at all */
 
 typedef struct tune_opts {
     const char *device; /* -d: as clsort_create takes it; NULL for the default */

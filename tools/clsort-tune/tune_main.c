@@ -14,7 +14,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: clsort-tune [-d DEVICE] [--quick] [--budget SECONDS] [-o FILE] [-v]\n"
+            "Usage: clsort-tune [-d DEVICE] [--quick] [--budget SECONDS] [-o FILE] [-v]\n"
             "                   [--progress]\n"
             "Measures the fastest kernel parameters of every sorting network on an OpenCL device\n"
             "and writes them as the device's config, where clsort looks first.\n"
@@ -29,23 +29,38 @@ static void usage(FILE *f)
             "                       the first place the runtime looks for this device\n"
             "  -v, --verbose        every candidate and measurement on stderr\n"
             "      --progress       progress on stderr even when it is not a terminal\n"
-            "  -h, --help           this help\n"
-            "      --version        the clsort version\n"
-            "Exit status: 0 config written, 1 usage, 2 no usable device, 3 cannot write the config.\n");
+            "  -h, --help           print this help and exit\n"
+            "  -V, --version        print the version and exit\n"
+            "Exit status: 0 config written, 2 usage error, 3 cannot write the config, 4 no usable\n"
+            "device.\n");
+}
+
+/* One line for a usage error, with the option as the user wrote it (getopt's own messages
+ * would name the program by its path). Returns -1. */
+static int usage_error(int c, char **argv)
+{
+    const char *given = argv[optind - 1];
+    if (c == ':')
+        fprintf(stderr, "clsort-tune: option '%s' requires an argument (see clsort-tune --help)\n",
+                given);
+    else
+        fprintf(stderr, "clsort-tune: unknown option '%s' (see clsort-tune --help)\n", given);
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, tune_opts *o)
 {
-    enum { OPT_QUICK = 256, OPT_PROGRESS, OPT_VERSION, OPT_BUDGET };
+    enum { OPT_QUICK = 256, OPT_PROGRESS, OPT_BUDGET };
     static const struct option longs[] = {
         {"device", required_argument, NULL, 'd'}, {"quick", no_argument, NULL, OPT_QUICK},
         {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
         {"progress", no_argument, NULL, OPT_PROGRESS}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION}, {"budget", required_argument, NULL, OPT_BUDGET},
+        {"version", no_argument, NULL, 'V'}, {"budget", required_argument, NULL, OPT_BUDGET},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof *o);
+    opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "d:o:vh", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":d:o:vhV", longs, NULL)) != -1) {
         switch (c) {
         case 'd':
             o->device = optarg;
@@ -80,17 +95,17 @@ static int parse_args(int argc, char **argv, tune_opts *o)
         case 'h':
             usage(stdout);
             exit(TUNE_EXIT_OK);
-        case OPT_VERSION:
-            printf("clsort-tune %s\n", clsort_version_string());
+        case 'V':
+            printf("clsort-tune %s (library %s)\n", CLSORT_VERSION_STRING,
+                   clsort_version_string());
             exit(TUNE_EXIT_OK);
         default:
-            usage(stderr);
-            return -1;
+            return usage_error(c, argv);
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "clsort-tune: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
+        fprintf(stderr, "clsort-tune: unexpected argument '%s' (see clsort-tune --help)\n",
+                argv[optind]);
         return -1;
     }
     if (isatty(2))

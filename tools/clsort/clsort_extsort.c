@@ -172,13 +172,7 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
              o->key_offset, o->reverse ? "descending" : "ascending", o->stable ? ", stable" : "",
              o->nkeys > 1 ? ", ties by further keys on the host" : "",
              o->unique ? ", unique" : "");
-    if (x->sort.sorts)
-        cli_info(2, "algorithm %s%s", clsort_algorithm_name(x->sort.algorithm),
-                 x->sort.host_fallback ? " (or the host's own sort: the library's fallback or "
-                                         "AUTO's host path)"
-                                       : "");
-    else
-        cli_info(2, "algorithm none (fewer than 2 records)");
+    cli_report_sorter(&x->sort, di);
     if (x->runs_made > 1)
         cli_info(2, "%u runs of up to %zu records (%s) under %s, merge fan-in %zu, %u intermediate "
                     "merges",
@@ -210,15 +204,7 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
     }
     cli_info(2, "read   %s in %.3f s (%s)", cli_format_size(a, sizeof a, x->read_bytes),
              (double)x->read_ns / 1e9, cli_format_rate(b, sizeof b, x->read_bytes, x->read_ns));
-    if (x->sort.sorts) {
-        const double s = (double)x->sort.sort_ns / 1e9;
-        cli_info(2, "sort   %llu keys in %.3f s (%.1f Mkeys/s; device %.3f s; upload %.3f s, "
-                    "download %.3f s; host key work %.3f s)",
-                 (unsigned long long)x->sort.keys, s,
-                 s > 0 ? (double)x->sort.keys / s / 1e6 : 0.0, (double)x->sort.device_ns / 1e9,
-                 (double)x->sort.upload_ns / 1e9, (double)x->sort.download_ns / 1e9,
-                 (double)x->sort.prep_ns / 1e9);
-    }
+    cli_report_sort_time(&x->sort);
     if (x->runs_made > 1) {
         print_runs_lines(x, x->run_bytes, x->run_write_ns);
     }
@@ -276,7 +262,7 @@ typedef struct prefetch {
 static void *prefetch_main(void *arg)
 {
     prefetch *const p = arg;
-    p->rc = read_chunk(p->x, p->in, p->c, p->cap, 0);
+    p->rc = read_chunk(p->x, p->in, p->c, p->cap, 1);
     return NULL;
 }
 
@@ -538,7 +524,19 @@ static int sort_runs(ext_state *x, clsort_ctx *ctx, cli_input *in, cli_chunk *ch
             if (pthread_create(&pf_thread, NULL, prefetch_main, &pf) == 0)
                 pf_running = 1;
         }
-        cli_progress_items("sorting", "run", x->runs_made, runs_expected);
+        /* While a thread reads ahead, the line stays "reading" (to 100%) and says which run
+         * is sorting; the last run, with nothing left to read, has a line of its own. */
+        if (pf_running) {
+            char note[64];
+            if (runs_expected)
+                snprintf(note, sizeof note, "sorting run %u of %llu", x->runs_made + 1,
+                         (unsigned long long)runs_expected);
+            else /* a stream of unknown size */
+                snprintf(note, sizeof note, "sorting run %u", x->runs_made + 1);
+            cli_progress_note(note);
+        } else {
+            cli_progress_items("sorting", "run", x->runs_made, runs_expected);
+        }
         int rc = cli_chunk_sort(ctx, &x->ks, o->algorithm, o->stable, chunk, &x->sort);
         cli_watch_aborts();
         if (rc == CLI_EXIT_OK)
@@ -551,7 +549,7 @@ static int sort_runs(ext_state *x, clsort_ctx *ctx, cli_input *in, cli_chunk *ch
             *chunk = *next;
             *next = t;
         } else if (rc == CLI_EXIT_OK && !eof) {
-            rc = read_chunk(x, in, chunk, cap, 0);
+            rc = read_chunk(x, in, chunk, cap, 1);
         }
         if (rc != CLI_EXIT_OK)
             return rc;

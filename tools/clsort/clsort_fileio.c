@@ -92,6 +92,22 @@ int cli_input_open(cli_input *in, const char *path)
     return open_one(in, path);
 }
 
+int cli_input_open_fd(cli_input *in, int fd, const char *name)
+{
+    memset(in, 0, sizeof *in);
+    in->peeked = -1;
+    in->fd = fd;
+    in->name = name;
+    struct stat st;
+    if (lseek(fd, 0, SEEK_SET) != 0 || fstat(fd, &st) != 0) {
+        cli_error("%s: cannot read it back: %s", name, strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    in->is_regular = S_ISREG(st.st_mode);
+    in->size = (uint64_t)st.st_size;
+    return CLI_EXIT_OK;
+}
+
 int cli_input_open_list(cli_input *in, const char *const *paths, size_t n, size_t record_size)
 {
     int rc = cli_input_open(in, n ? paths[0] : NULL);
@@ -271,12 +287,53 @@ static int stream_sync_wanted(void)
 #endif
 }
 
+static int named_temporary; /* cli_writer_use_named_temporary */
+
+void cli_writer_use_named_temporary(void)
+{
+    named_temporary = 1;
+}
+
 static mode_t current_umask(void)
 {
     /* Read without changing it for good: no other thread creates files at this point. */
     const mode_t m = umask(022);
     umask(m);
     return m;
+}
+
+/* Where a path that does not exist yet is created: the path itself, or, when it is a symbolic link
+ * to nothing (a chain of them), the name the last link points to, relative to that link's
+ * directory. Returns a malloc'ed path, or NULL with errno set (ENOMEM, ELOOP). */
+static char *follow_dangling_link(const char *target)
+{
+    char *path = strdup(target);
+    for (int hops = 0; path && hops < 40; ++hops) {
+        struct stat ls;
+        char to[PATH_MAX];
+        if (lstat(path, &ls) != 0 || !S_ISLNK(ls.st_mode))
+            return path;
+        const ssize_t n = readlink(path, to, sizeof to - 1);
+        if (n < 0)
+            return path;
+        to[n] = 0;
+        const char *slash = strrchr(path, '/');
+        const size_t dir_len = to[0] != '/' && slash ? (size_t)(slash - path) + 1 : 0;
+        char *const next = malloc(dir_len + (size_t)n + 1);
+        if (next) {
+            memcpy(next, path, dir_len);
+            memcpy(next + dir_len, to, (size_t)n + 1);
+        }
+        free(path);
+        path = next;
+    }
+    if (path) {
+        free(path);
+        errno = ELOOP;
+        return NULL;
+    }
+    errno = ENOMEM;
+    return NULL;
 }
 
 int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
@@ -330,9 +387,12 @@ int cli_writer_open_output(cli_writer *w, const char *output, const char *input_
         w->gid = st.st_gid;
         w->set_owner = geteuid() == 0;
     } else if (errno == ENOENT) {
-        w->final_path = strdup(target);
-        if (!w->final_path)
-            goto fail_oom;
+        /* A dangling symbolic link: the result goes where it points, as GNU sort's does. */
+        w->final_path = follow_dangling_link(target);
+        if (!w->final_path) {
+            cli_error("%s: cannot resolve output path: %s", target, strerror(errno));
+            goto fail;
+        }
         w->mode = 0666 & ~current_umask();
     } else {
         cli_error("%s: cannot write output: %s", target, strerror(errno));
@@ -352,7 +412,12 @@ int cli_writer_open_output(cli_writer *w, const char *output, const char *input_
         goto fail_oom;
     snprintf(w->tmp_path, dir_len + base_len + 32, "%.*s.%.*s.clsort-XXXXXX", (int)dir_len,
              w->final_path, (int)base_len, base);
-    w->fd = cli_tmp_create(w->tmp_path);
+    /* Without a name until commit where the file system offers it (O_TMPFILE), so that even
+     * SIGKILL leaves nothing behind; else named at once and removed on the way out. */
+    w->fd = named_temporary ? -1 : cli_tmp_create_unnamed(w->tmp_path);
+    w->unnamed = w->fd >= 0;
+    if (w->fd < 0)
+        w->fd = cli_tmp_create(w->tmp_path);
     if (w->fd < 0) {
         cli_error("%s: cannot create temporary output file in its directory: %s", target,
                   strerror(errno));
@@ -424,6 +489,9 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
         w->write_ns += cli_now_ns() - t0;
         return CLI_EXIT_OK;
     }
+    if (w->is_stdout && w->written == 0 && len > 0 && w->before_replace &&
+        w->before_replace(w->before_replace_user, NULL) != 0)
+        return CLI_EXIT_IO;
     while (len > 0) {
         const ssize_t r = w->positional
                               ? pwrite(w->fd, p, len, (off_t)(w->pos_base + w->written))
@@ -431,6 +499,8 @@ static int write_all(cli_writer *w, const unsigned char *p, size_t len)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EPIPE) /* a reader that stopped reading (| head): as sort(1), quietly */
+                cli_die_of_broken_pipe();
             /* A part of a run (cli_writer_open_at) is not a regular output; parts: one line. */
             const int run = w->positional ? !w->is_regular : w->keep_open;
             if (w->positional && !cli_write_error_once())
@@ -551,6 +621,9 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         return CLI_EXIT_OK;
     }
     if (w->is_stdout) {
+        if (w->written == 0 && w->before_replace &&
+            w->before_replace(w->before_replace_user, NULL) != 0)
+            goto fail;
         writer_free(w);
         return CLI_EXIT_OK;
     }
@@ -577,15 +650,28 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
             goto fail;
         }
     }
-    if (close(w->fd) != 0) {
+    if (!w->tmp_path) { /* a device or a pipe */
+        if (close(w->fd) != 0) {
+            w->fd = -1;
+            cli_error("%s: write error on close: %s", w->name, strerror(errno));
+            goto fail;
+        }
         w->fd = -1;
-        cli_error("%s: write error on close: %s", w->name, strerror(errno));
-        goto fail;
-    }
-    w->fd = -1;
-    if (w->tmp_path) {
+    } else {
         if (w->before_replace && w->before_replace(w->before_replace_user, w->final_path) != 0)
             goto fail;
+        if (w->unnamed && cli_tmp_link_anonymous(w->fd, w->tmp_path) != 0) {
+            cli_error("%s: cannot give the temporary output a name in its directory: %s",
+                      w->name, strerror(errno));
+            goto fail;
+        }
+        w->unnamed = 0;
+        if (close(w->fd) != 0) {
+            w->fd = -1;
+            cli_error("%s: write error on close: %s", w->name, strerror(errno));
+            goto fail;
+        }
+        w->fd = -1;
         if (cli_tmp_rename(w->tmp_path, w->final_path) != 0) {
             cli_error("%s: cannot rename the temporary output into place: %s", w->name,
                       strerror(errno));
@@ -594,6 +680,7 @@ int cli_writer_commit(cli_writer *w, int *run_fd)
         free(w->tmp_path);
         w->tmp_path = NULL;
         sync_output_directory(w);
+        cli_signals_note_output_complete(w->name);
     }
     writer_free(w);
     return CLI_EXIT_OK;
@@ -610,7 +697,7 @@ void cli_writer_abort(cli_writer *w)
     if (w->fd >= 0 && !w->is_stdout && !w->positional) /* a positional writer's fd is borrowed */
         close(w->fd);
     w->fd = -1;
-    if (w->tmp_path) {
+    if (w->tmp_path && !w->unnamed) { /* an unnamed one went with its fd */
         unlink(w->tmp_path);
         cli_tmp_unregister(w->tmp_path);
     }

@@ -29,6 +29,10 @@ typedef struct cli_input {
  *  printing what went wrong (missing, unreadable, a directory). */
 int cli_input_open(cli_input *in, const char *path);
 
+/** Reads the open file `fd` from its start (a run of an earlier merge round), named `name` in
+ *  messages; cli_input_close leaves fd open. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
+int cli_input_open_fd(cli_input *in, int fd, const char *name);
+
 /** Opens `n` inputs (NULL entries: standard input) to be read one after the other as one stream;
  *  each one must hold whole records of `record_size` bytes (checked as it ends). is_regular and
  *  size describe all of them (is_regular only if every one is a regular file). Returns CLI_EXIT_OK
@@ -50,6 +54,7 @@ typedef struct cli_writer {
     char *name;        /* for messages */
     char *tmp_path;    /* registered temporary file renamed over final_path on commit */
     char *final_path;
+    int unnamed;       /* the temporary file has no name yet (O_TMPFILE): commit links it */
     int is_stdout;
     int is_regular;    /* fsync it (unless no_fsync) */
     int keep_open;     /* runs: the fd stays open for reading back */
@@ -69,7 +74,8 @@ typedef struct cli_writer {
     uint64_t reserved; /* bytes preallocated by cli_writer_reserve */
     /* Called by commit after the result is complete (on disk unless no_fsync), just before it is
      * renamed over final_path; a non-zero return (after printing why) abandons the result
-     * instead. */
+     * instead. For standard output: called with final_path NULL before its first byte, and a
+     * non-zero return is that write's error. */
     int (*before_replace)(void *user, const char *final_path);
     void *before_replace_user;
     unsigned char *mem;  /* cli_writer_open_memory: the bytes go here, mem_cap at most */
@@ -84,13 +90,19 @@ typedef struct cli_writer {
 
 /** Opens where the sorted result goes: `output` ("-": standard output), or when it is NULL the
  *  input file itself (standard output when the input is standard input). Files are written to a
- *  temporary file beside them and renamed on commit; devices and pipes are written directly.
+ *  temporary file beside them (without a name until commit where the file system offers
+ *  O_TMPFILE, so that nothing is left even after SIGKILL) and renamed on commit; devices and pipes are written directly.
  *  `no_fsync` (--no-fsync) skips the durability work: the temporary file is neither fsync'ed
  *  nor its writeback started as it is written, and the directory is not fsync'ed after the
  *  rename; everything else (temporary file, preallocation, mode, rename, removal on a failure)
  *  is the same. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing the error. */
 int cli_writer_open_output(cli_writer *w, const char *output, const char *input_path,
                            size_t buf_size, int no_fsync);
+
+/** Makes cli_writer_open_output give its temporary file a name from the start, instead of one
+ *  only at commit (O_TMPFILE, where the file system offers it): clsort-mpi's ranks open it by
+ *  its name. */
+void cli_writer_use_named_temporary(void);
 
 /** Opens an anonymous temporary file under `dir` for a run (removed from the directory at once,
  *  so that nothing can be left behind). Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */

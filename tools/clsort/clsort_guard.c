@@ -52,11 +52,36 @@ static void test_pause(void)
     close(fd);
 }
 
+/* Every named input still has the size it had before it was read: one truncated or extended by
+ * another process meanwhile was read as neither its old nor its new self, and a result made
+ * of that is no sort of either (a file replaced by another, a new inode, was read whole). */
+static int inputs_unchanged(const cli_guard *g)
+{
+    for (size_t i = 0; i < g->nids; ++i) {
+        const cli_input_id *const d = &g->ids[i];
+        struct stat st;
+        if (g->armed && d->dev == g->dest.dev && d->ino == g->dest.ino)
+            continue; /* the in-place check below says more */
+        if (stat(d->name, &st) != 0 || st.st_dev != d->dev || st.st_ino != d->ino)
+            continue;
+        if (st.st_size != d->size) {
+            cli_error("%s: the input changed size while it was sorted (%lld bytes, now %lld); no "
+                      "output written",
+                      d->name, (long long)d->size, (long long)st.st_size);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int before_replace(void *user, const char *final_path)
 {
     const cli_guard *const g = user;
-    test_pause();
-    if (!g->armed)
+    if (final_path)
+        test_pause();
+    if (inputs_unchanged(g) != 0)
+        return -1;
+    if (!g->armed || !final_path)
         return 0;
     const cli_input_id *const d = &g->dest;
     struct stat st;

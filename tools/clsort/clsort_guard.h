@@ -36,10 +36,13 @@ typedef struct cli_guard {
  *  Returns CLI_EXIT_OK or CLI_EXIT_IO after printing one line. */
 int cli_guard_prepare(cli_guard *g, const char *const *paths, size_t n, size_t record_size);
 
-/** After the output is opened: if its destination is one of the inputs, arms the check that runs
- *  just before the replace (same device and inode, size, modification and status-change time as before reading;
- *  else the result is discarded, the input kept, and commit fails with one line saying why).
- *  Installs the writer's before_replace hook; `g` must outlive the commit. */
+/** After the output is opened: installs the writer's before_replace hook, which refuses the
+ *  result (exit 3, one line, no output) when a named input changed size since prepare (another
+ *  process truncated or extended it while it was read): for a file output just before the
+ *  replace, for standard output before its first byte. If the destination is one of the inputs,
+ *  it also arms the in-place check (same device and inode, size, modification and status-change
+ *  time as before reading; else the result is discarded and the input kept). `g` must outlive
+ *  the commit. */
 void cli_guard_attach(cli_guard *g, cli_writer *w);
 
 /** Frees what prepare allocated. NULL-safe, idempotent. */

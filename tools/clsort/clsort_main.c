@@ -67,10 +67,19 @@ int main(int argc, char **argv)
     case CLI_MODE_CLEAR_CACHE:
         return cli_clear_cache();
     case CLI_MODE_CHECK:
-        return cli_check_sorted(&opts);
     case CLI_MODE_SORT:
         break;
     }
+    /* Records typed on a keyboard are no use either, and a user who forgot the FILE would wait
+     * for nothing (zstd refuses a console too). */
+    for (size_t i = 0; i < opts.ninputs; ++i) {
+        if (!opts.inputs[i] && isatty(STDIN_FILENO)) {
+            cli_error("standard input is a terminal: give a FILE or redirect it (< FILE)");
+            return CLI_EXIT_USAGE;
+        }
+    }
+    if (opts.mode == CLI_MODE_CHECK)
+        return cli_check_sorted(&opts);
     /* Binary records on a terminal help no one (zstd and gzip refuse too); a user who relied on
      * the old in-place default lands here rather than in a screenful of bytes. */
     if (strcmp(opts.output, "-") == 0 && isatty(STDOUT_FILENO)) {
@@ -84,7 +93,9 @@ int main(int argc, char **argv)
          : opts.top ? cli_top_input(&opts)
                     : cli_sort_input(&opts);
     cli_release_driver_stderr();
-    if (fflush(stdout) != 0 && rc == CLI_EXIT_OK) {
+    if (fflush(stdout) != 0 && errno == EPIPE)
+        cli_die_of_broken_pipe();
+    if (ferror(stdout) && rc == CLI_EXIT_OK) {
         cli_error("standard output: write error");
         rc = CLI_EXIT_IO;
     }

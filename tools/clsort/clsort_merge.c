@@ -133,7 +133,8 @@ static int merge_runs_mapped(cli_run_set *x, cli_run *runs, size_t k, cli_writer
         }
         data[i] = map[i];
     }
-    const cli_merge_spec spec = { &x->ks, k, NULL, NULL, NULL, NULL, total };
+    const cli_merge_spec spec = { &x->ks, k, NULL, NULL, NULL,
+                                  out->keep_open ? "merging runs" : "merging", total };
     cli_pmerge_info how = { 0, 0, 0 };
     rc = cli_pmerge(&spec, data, len, out, threads, &how);
     if (rc == CLI_EXIT_OK)

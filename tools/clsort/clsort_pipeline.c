@@ -286,8 +286,7 @@ static int fill_parallel(pipe_state *p, size_t *n_out, int *eof)
                 break;
             n += keys;
         }
-        if (p->st->runs == 0) /* later runs are the "sorting run i of N" stage */
-            cli_progress_update("reading", in->consumed, p->total_bytes);
+        cli_progress_update("reading", in->consumed, p->total_bytes);
         if ((uint64_t)got < len) {
             in->at_eof = 1; /* the file shrank: its end is here */
             *eof = 1;
@@ -375,8 +374,7 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
             n += keys;
             ++i;
         }
-        if (p->st->runs == 0)
-            cli_progress_update("reading", p->in->consumed, p->total_bytes);
+        cli_progress_update("reading", p->in->consumed, p->total_bytes);
         if (keys < want) {
             *eof = 1; /* cli_input_read is short only at the end of the input */
             break;
@@ -386,14 +384,26 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
     return CLI_EXIT_OK;
 }
 
-/* Sorts the n keys of the device buffer; waits for the end, for the report. */
-static int sort_run(pipe_state *p, size_t n)
+/* Sorts the n keys of the device buffer; waits for the end, for the report. The whole input in
+ * one run (`eof` on the first) is a "sorting run 1 of 1" stage; with runs, reading and sorting
+ * take turns, and the sort is said on the reading line, which so goes on to 100%. */
+static int sort_run(pipe_state *p, size_t n, int eof)
 {
     cli_warmup_finish(&p->warm);
     if (n < 2)
         return CLI_EXIT_OK;
-    cli_progress_items("sorting", "run", p->st->runs,
-                       p->runs_expected > p->st->runs ? p->runs_expected : 0);
+    const uint64_t total = p->runs_expected > p->st->runs ? p->runs_expected : 0;
+    if (p->st->runs == 0 && eof) {
+        cli_progress_items("sorting", "run", 0, 1);
+    } else {
+        char note[64];
+        if (total)
+            snprintf(note, sizeof note, "sorting run %u of %llu", p->st->runs + 1,
+                     (unsigned long long)total);
+        else
+            snprintf(note, sizeof note, "sorting run %u", p->st->runs + 1);
+        cli_progress_note(note);
+    }
     const uint64_t t0 = cli_now_ns();
     cl_event done = NULL;
     const int rc = clsort_sort_buffer(p->ctx, p->buf, NULL, 0, n, p->ks->type, p->algo,
@@ -729,7 +739,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         int eof = 0;
         rc = fill_run(&p, &n, &eof);
         if (rc == CLI_EXIT_OK)
-            rc = sort_run(&p, n);
+            rc = sort_run(&p, n, eof);
         if (rc != CLI_EXIT_OK)
             break;
         if (st->runs == 0 && eof) {

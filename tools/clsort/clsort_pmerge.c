@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clsort_messages.h"
+#include "clsort_progress.h"
 #include "clsort_records.h"
 #include "clsort_vecmerge.h"
 
@@ -148,45 +149,14 @@ static void *pm_part_main(void *arg)
     return NULL;
 }
 
-int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
-               cli_writer *out, unsigned threads, cli_pmerge_info *info)
+/* The parts' borders: cut[b * k + s] is where part b starts in source s (cut[P * k + s] its
+ * end), chosen by samples of every source (`per` at most each, into sm) so that part b starts
+ * where the records reach b/P of the T in all. */
+static void pm_find_cuts(const cli_keyspec *ks, const unsigned char *const *data,
+                         const uint64_t *len, size_t k, size_t P, size_t per, uint64_t T,
+                         pm_sample *sm, uint64_t *cut)
 {
-    const cli_keyspec *const ks = m->ks;
-    const size_t k = m->k, R = ks->record_size;
-    uint64_t T = 0;
-    for (size_t s = 0; s < k; ++s)
-        T += len[s] / R;
-    if (threads > PM_MAX_THREADS)
-        threads = PM_MAX_THREADS;
-    size_t P = threads;
-    if (P > T / PM_MIN_PART_RECORDS)
-        P = (size_t)(T / PM_MIN_PART_RECORDS);
-    if (ks->unique || P < 2 || k < 1 || (!out->mem && !cli_writer_seekable(out)))
-        return CLI_PMERGE_NOT_HERE;
-    int rc = cli_writer_flush(out);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    const int vector = cli_vecmerge_applies(ks, k);
-    if (info) {
-        info->parts = (unsigned)P;
-        info->vector = vector;
-    }
-
-    rc = CLI_EXIT_IO;
-    const size_t per = PM_SAMPLES_PER_PART * P; /* samples of each source, at most */
-    pm_sample *const sm = malloc(k * per * sizeof *sm);
-    uint64_t *const cut = calloc((P + 1) * k, sizeof *cut); /* cut[b * k + s] */
-    pm_part *const part = calloc(P, sizeof *part);
-    const unsigned char **const pdata = calloc(P * k, sizeof *pdata);
-    size_t *const plen = calloc(P * k, sizeof *plen);
-    unsigned char *const given = calloc(P * k, 1);
-    pthread_t *const th = calloc(P, sizeof *th);
-    int *const started = calloc(P, sizeof *started);
-    cli_wmap wm = { 0 };
-    if (!sm || !cut || !part || !pdata || !plen || !given || !th || !started) {
-        cli_error("out of host memory for the merge");
-        goto done;
-    }
+    const size_t R = ks->record_size;
     size_t ns = 0;
     for (size_t s = 0; s < k; ++s) {
         const uint64_t n = len[s] / R;
@@ -217,7 +187,90 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
     }
     for (size_t s = 0; s < k; ++s)
         cut[P * k + s] = len[s] / R;
+}
 
+/* The first disorder in source order, from what the parts found and, across the borders, the
+ * last record of a part against the first of the next in each source. Returns 1 (and where in
+ * *bad_src, *bad_idx) or 0. */
+static int pm_first_disorder(const cli_merge_spec *m, const unsigned char *const *data,
+                             const uint64_t *len, const uint64_t *cut, const pm_part *part,
+                             size_t P, size_t *bad_src_out, uint64_t *bad_idx_out)
+{
+    const cli_keyspec *const ks = m->ks;
+    const size_t k = m->k, R = ks->record_size;
+    int bad = 0;
+    size_t bad_src = 0;
+    uint64_t bad_idx = 0;
+    for (size_t b = 0; b < P; ++b) {
+        if (part[b].bad && (!bad || part[b].bad_src < bad_src ||
+                            (part[b].bad_src == bad_src && part[b].bad_idx < bad_idx))) {
+            bad = 1;
+            bad_src = part[b].bad_src;
+            bad_idx = part[b].bad_idx;
+        }
+    }
+    for (size_t b = 1; m->disorder && b < P; ++b) {
+        for (size_t s = 0; s < k; ++s) {
+            const uint64_t c = cut[b * k + s];
+            if (c == 0 || c >= len[s] / R)
+                continue;
+            if (cli_record_cmp(ks, data[s] + (c - 1) * R, data[s] + c * R) > 0 &&
+                (!bad || s < bad_src || (s == bad_src && c < bad_idx))) {
+                bad = 1;
+                bad_src = s;
+                bad_idx = c;
+            }
+        }
+    }
+    *bad_src_out = bad_src;
+    *bad_idx_out = bad_idx;
+    return bad;
+}
+
+int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
+               cli_writer *out, unsigned threads, cli_pmerge_info *info)
+{
+    const cli_keyspec *const ks = m->ks;
+    const size_t k = m->k, R = ks->record_size;
+    uint64_t T = 0;
+    for (size_t s = 0; s < k; ++s)
+        T += len[s] / R;
+    if (threads > PM_MAX_THREADS)
+        threads = PM_MAX_THREADS;
+    size_t P = threads;
+    if (P > T / PM_MIN_PART_RECORDS)
+        P = (size_t)(T / PM_MIN_PART_RECORDS);
+    if (ks->unique || P < 2 || k < 1 || (!out->mem && !cli_writer_seekable(out)))
+        return CLI_PMERGE_NOT_HERE;
+    int rc = cli_writer_flush(out);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    const int vector = cli_vecmerge_applies(ks, k);
+    if (info) {
+        info->parts = (unsigned)P;
+        info->vector = vector;
+    }
+
+    /* The parts report nothing as they go (each its own loser tree or vector merge): the line
+     * shows the stage and its elapsed time until the end. */
+    if (m->phase)
+        cli_progress_update(m->phase, 0, 0);
+    rc = CLI_EXIT_IO;
+    const size_t per = PM_SAMPLES_PER_PART * P; /* samples of each source, at most */
+    pm_sample *const sm = malloc(k * per * sizeof *sm);
+    uint64_t *const cut = calloc((P + 1) * k, sizeof *cut); /* cut[b * k + s] */
+    pm_part *const part = calloc(P, sizeof *part);
+    const unsigned char **const pdata = calloc(P * k, sizeof *pdata);
+    size_t *const plen = calloc(P * k, sizeof *plen);
+    unsigned char *const given = calloc(P * k, 1);
+    pthread_t *const th = calloc(P, sizeof *th);
+    int *const started = calloc(P, sizeof *started);
+    cli_wmap wm = { 0 };
+    if (!sm || !cut || !part || !pdata || !plen || !given || !th || !started) {
+        cli_error("out of host memory for the merge");
+        goto done;
+    }
+    pm_find_cuts(ks, data, len, k, P, per, T, sm, cut);
     uint64_t off = 0;
     for (size_t b = 0; b < P; ++b) {
         pm_part *const p = &part[b];
@@ -254,32 +307,9 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
         else
             pm_part_main(&part[b]);
     }
-    /* The order check across the borders: the last record of a part against the first of the
-     * next, in each source. */
-    int bad = 0;
     size_t bad_src = 0;
     uint64_t bad_idx = 0;
-    for (size_t b = 0; b < P; ++b) {
-        if (part[b].bad && (!bad || part[b].bad_src < bad_src ||
-                            (part[b].bad_src == bad_src && part[b].bad_idx < bad_idx))) {
-            bad = 1;
-            bad_src = part[b].bad_src;
-            bad_idx = part[b].bad_idx;
-        }
-    }
-    for (size_t b = 1; m->disorder && b < P; ++b) {
-        for (size_t s = 0; s < k; ++s) {
-            const uint64_t c = cut[b * k + s];
-            if (c == 0 || c >= len[s] / R)
-                continue;
-            if (cli_record_cmp(ks, data[s] + (c - 1) * R, data[s] + c * R) > 0 &&
-                (!bad || s < bad_src || (s == bad_src && c < bad_idx))) {
-                bad = 1;
-                bad_src = s;
-                bad_idx = c;
-            }
-        }
-    }
+    const int bad = pm_first_disorder(m, data, len, cut, part, P, &bad_src, &bad_idx);
     if (bad) {
         rc = m->disorder(m->user, bad_src, bad_idx);
         goto done;
@@ -289,6 +319,8 @@ int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const 
         rc = part[b].rc;
     if (rc != CLI_EXIT_OK)
         goto done;
+    if (m->phase)
+        cli_progress_update(m->phase, off, off);
     if (out->mem)
         out->written += off;
     else {

@@ -1,10 +1,15 @@
 /* clsort_progress.c - progress on stderr: each stage on its own line, redrawn in place with '\r',
  * rate-limited so that it costs nothing measurable, and only where someone is looking (a
- * terminal) unless asked. */
+ * terminal) unless asked. A thread redraws the current line a few times a second, so that a
+ * stage whose work reports nothing meanwhile (one long sort, a merge on every core, a sync)
+ * still moves: its elapsed time. Updates come from several threads (a reader ahead of the
+ * sort); one lock keeps the line whole. */
 #include "clsort_progress.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clsort_units.h"
@@ -23,6 +28,27 @@ static uint64_t last_ns;
 static char stage[48];        /* the current stage, "" before the first */
 static const char *stage_unit; /* NULL: bytes */
 static uint64_t stage_start, stage_done, stage_total;
+static char note[64];         /* cli_progress_note: what else is going on, "" for nothing */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int ticking;           /* the redraw thread runs */
+
+static void draw(uint64_t now);
+
+/* Redraws the current line when nothing has for a while, so that it moves. */
+static void *tick_main(void *arg)
+{
+    (void)arg;
+    const struct timespec pause = { 0, (long)REDRAW_NS };
+    for (;;) {
+        nanosleep(&pause, NULL);
+        pthread_mutex_lock(&lock);
+        const uint64_t now = cli_now_ns();
+        if (enabled && stage[0] && now >= show_after && now - last_ns >= REDRAW_NS)
+            draw(now);
+        pthread_mutex_unlock(&lock);
+    }
+    return NULL;
+}
 
 void cli_progress_init(int mode)
 {
@@ -32,6 +58,11 @@ void cli_progress_init(int mode)
     enabled = mode < 0 ? isatty(out_fd) : mode;
     show_after = mode < 0 ? now + AUTO_DELAY_NS : 0;
     stage[0] = '\0';
+    pthread_t th;
+    if (enabled && !ticking && pthread_create(&th, NULL, tick_main, NULL) == 0) {
+        pthread_detach(th);
+        ticking = 1;
+    }
 }
 
 /* "1.2 s left", "3 min left", or "" while nothing is known yet. */
@@ -62,20 +93,22 @@ static void draw(uint64_t now)
                     stage_unit, (unsigned long long)current, (unsigned long long)stage_total,
                     per_s, stage_unit, left);
         else if (stage_total)
-            fprintf(out, "\rclsort: %-17s %s %llu of %llu   ", stage, stage_unit,
-                    (unsigned long long)current, (unsigned long long)stage_total);
+            fprintf(out, "\rclsort: %-17s %s %llu of %llu (%.1f s)   ", stage, stage_unit,
+                    (unsigned long long)current, (unsigned long long)stage_total,
+                    (double)elapsed / 1e9);
         else
-            fprintf(out, "\rclsort: %-17s %s %llu   ", stage, stage_unit,
-                    (unsigned long long)current);
+            fprintf(out, "\rclsort: %-17s %s %llu (%.1f s)   ", stage, stage_unit,
+                    (unsigned long long)current, (double)elapsed / 1e9);
     } else if (stage_total) {
         cli_format_size(d, sizeof d, stage_done);
         cli_format_size(t, sizeof t, stage_total);
         /* No rate until there is something to divide. */
         if (elapsed >= 50000000u && stage_done)
-            snprintf(rate, sizeof rate, " (%s%s)",
-                     cli_format_rate(d2, sizeof d2, stage_done, elapsed), left);
+            snprintf(rate, sizeof rate, " (%s%s%s%s)",
+                     cli_format_rate(d2, sizeof d2, stage_done, elapsed), left,
+                     note[0] ? "; " : "", note);
         else
-            rate[0] = '\0';
+            snprintf(rate, sizeof rate, "%s%s%s", note[0] ? " (" : "", note, note[0] ? ")" : "");
         fprintf(out, "\rclsort: %-17s %3u%%  %s of %s%s   ", stage,
                 (unsigned)(stage_done >= stage_total ? 100 : stage_done * 100 / stage_total), d,
                 t, rate);
@@ -95,6 +128,7 @@ static void update(const char *name, const char *unit, uint64_t done, uint64_t t
 {
     if (!enabled)
         return;
+    pthread_mutex_lock(&lock);
     const uint64_t now = cli_now_ns();
     if (strncmp(stage, name, sizeof stage - 1) != 0 || unit != stage_unit) {
         /* A new stage: the last one's line keeps its final figures. */
@@ -108,21 +142,34 @@ static void update(const char *name, const char *unit, uint64_t done, uint64_t t
         stage_start = now;
         stage_done = done;
         stage_total = total;
+        note[0] = '\0';
         if (now >= show_after)
             draw(now);
+        pthread_mutex_unlock(&lock);
         return;
     }
     stage_done = done;
     stage_total = total;
-    if (now < show_after || (shown && now - last_ns < REDRAW_NS))
+    if (now >= show_after && !(shown && now - last_ns < REDRAW_NS))
+        draw(now);
+    pthread_mutex_unlock(&lock);
+}
+
+void cli_progress_note(const char *text)
+{
+    if (!enabled)
         return;
-    draw(now);
+    pthread_mutex_lock(&lock);
+    snprintf(note, sizeof note, "%s", text ? text : "");
+    pthread_mutex_unlock(&lock);
 }
 
 void cli_progress_set_stream(FILE *f, int fd)
 {
+    pthread_mutex_lock(&lock);
     out = f;
     out_fd = fd;
+    pthread_mutex_unlock(&lock);
 }
 
 void cli_progress_update(const char *name, uint64_t done, uint64_t total)
@@ -137,11 +184,13 @@ void cli_progress_items(const char *name, const char *unit, uint64_t done, uint6
 
 void cli_progress_clear(void)
 {
-    if (!shown)
-        return;
-    draw(cli_now_ns()); /* the stage's final figures */
-    fputc('\n', out);
-    fflush(out);
-    shown = 0;
-    stage[0] = '\0'; /* the next update starts a new line */
+    pthread_mutex_lock(&lock);
+    if (shown) {
+        draw(cli_now_ns()); /* the stage's final figures */
+        fputc('\n', out);
+        fflush(out);
+        shown = 0;
+    }
+    stage[0] = '\0'; /* the next update starts a new line; nothing to redraw until then */
+    pthread_mutex_unlock(&lock);
 }

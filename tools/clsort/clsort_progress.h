@@ -25,6 +25,10 @@ void cli_progress_update(const char *stage, uint64_t done, uint64_t total);
  *  the number of items finished, and the current one is done + 1. */
 void cli_progress_items(const char *stage, const char *unit, uint64_t done, uint64_t total);
 
+/** Adds `text` to the current stage's line (e.g. "sorting run 2 of 4" beside "reading", where a
+ *  thread reads ahead of the sort) until the stage changes; NULL or "" removes it. */
+void cli_progress_note(const char *text);
+
 /** Ends the line shown, if any, so that other output starts on a line of its own; the stage's
  *  line stays on the screen. */
 void cli_progress_clear(void);

@@ -2,6 +2,7 @@
  * and the streaming order check of -c. */
 #include "clsort_records.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -228,6 +229,7 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         st->download_ns += ls.download_ns;
         st->algorithm = ls.algorithm;
         st->host_fallback |= ls.host_fallback;
+        st->host_sorts += ls.host_fallback ? 1 : 0;
         /* A compile inside the sort is reported as the compile step, not as sorting. */
         const uint64_t b = ls.build_ns < sort_ns ? ls.build_ns : sort_ns;
         st->build_ns += b;
@@ -349,4 +351,42 @@ size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, i
     if (n > SIZE_MAX / host_per)
         n = SIZE_MAX / host_per;
     return n ? (size_t)n : 1;
+}
+
+void cli_report_sorter(const cli_sort_stats *st, const clsort_device_info *di)
+{
+    char where[320] = "";
+    if (di)
+        snprintf(where, sizeof where, " on device %u:%u %s", di->platform_index,
+                 di->device_index, di->name);
+    if (st->sorts == 0)
+        cli_info(2, "sorted by nothing (fewer than 2 records)");
+    else if (st->host_sorts == st->sorts)
+        cli_info(2, "sorted by the host's %s, not%s: the library's choice for this size (AUTO's "
+                    "host path, or its fallback for small arrays)",
+                 clsort_host_sort_name(), di ? where : " on the device");
+    else if (st->host_sorts == 0)
+        cli_info(2, "sorted by the %s network%s", clsort_algorithm_name(st->algorithm), where);
+    else
+        cli_info(2, "sorted by the %s network%s (%u of %u sorts), and by the host's %s (%u)",
+                 clsort_algorithm_name(st->algorithm), where, st->sorts - st->host_sorts,
+                 st->sorts, clsort_host_sort_name(), st->host_sorts);
+}
+
+void cli_report_sort_time(const cli_sort_stats *st)
+{
+    if (st->sorts == 0)
+        return;
+    const double s = (double)st->sort_ns / 1e9, rate = s > 0 ? (double)st->keys / s / 1e6 : 0.0;
+    if (st->host_sorts == st->sorts)
+        cli_info(2, "sort   %llu keys in %.3f s on the host (%.1f Mkeys/s; %s; host key work "
+                    "%.3f s)",
+                 (unsigned long long)st->keys, s, rate, clsort_host_sort_name(),
+                 (double)st->prep_ns / 1e9);
+    else
+        cli_info(2, "sort   %llu keys in %.3f s (%.1f Mkeys/s; device %.3f s; upload %.3f s, "
+                    "download %.3f s; host key work %.3f s)",
+                 (unsigned long long)st->keys, s, rate, (double)st->device_ns / 1e9,
+                 (double)st->upload_ns / 1e9, (double)st->download_ns / 1e9,
+                 (double)st->prep_ns / 1e9);
 }

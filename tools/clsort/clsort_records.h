@@ -96,9 +96,19 @@ typedef struct cli_sort_stats {
                               counted in sort_ns) */
     uint64_t keys;
     unsigned sorts;
+    unsigned host_sorts;   /* of which the library ran on the host (its own sort, no kernel) */
     clsort_algorithm algorithm;
     int host_fallback;
 } cli_sort_stats;
+
+/** -v's line that says what sorted: the network and the device (`di`, NULL: not known), or the
+ *  host's own sort (clsort_host_sort_name) where the library chose it, or both with how many
+ *  sorts each took. */
+void cli_report_sorter(const cli_sort_stats *st, const clsort_device_info *di);
+
+/** -v's "sort" line: keys, time and rate, where they were sorted (the device's time and
+ *  transfers, or the host's), and the host's key work. */
+void cli_report_sort_time(const cli_sort_stats *st);
 
 /** Sorts the chunk's records by key on the context's device: records of key size directly,
  *  others as (key, index) pairs whose ties are then put in input order, so that the order is the

@@ -11,10 +11,22 @@
 
 int cli_display_level = 1;
 
+static char program_name[64] = "clsort";
+
+void cli_set_program_name(const char *name)
+{
+    snprintf(program_name, sizeof program_name, "%s", name);
+}
+
+const char *cli_program_name(void)
+{
+    return program_name;
+}
+
 static void default_sink(int level, const char *text)
 {
     (void)level;
-    fprintf(stderr, "clsort: %s\n", text);
+    fprintf(stderr, "%s: %s\n", program_name, text);
 }
 
 static cli_message_sink sink = default_sink;

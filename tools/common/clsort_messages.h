@@ -24,8 +24,17 @@ extern int cli_display_level;
  *  cli_display_level). The sink writes the program's prefix and the newline. */
 typedef void (*cli_message_sink)(int level, const char *text);
 
-/** Sets the sink; NULL restores the default: "clsort: " + text + newline on stderr. */
+/** Sets the sink; NULL restores the default: the program's name, ": ", text and a newline on
+ *  stderr. */
 void cli_set_message_sink(cli_message_sink sink);
+
+/** Sets the name that prefixes the default sink's lines and the signal thread's one line
+ *  (clsort_signals.h): the program's name, "clsort" until set (clsort-mpi adds its rank). The
+ *  string is copied (at most 63 bytes). */
+void cli_set_program_name(const char *name);
+
+/** The name cli_set_program_name set. */
+const char *cli_program_name(void);
 
 /** Hands the message to the sink, whatever the display level. Errors always show: every non-zero
  *  exit says what went wrong and where. */

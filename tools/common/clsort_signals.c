@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clsort_messages.h"
@@ -24,6 +25,54 @@ static char **tmp_paths;  /* registered paths; NULL slots are free */
 static size_t tmp_cap;
 static sigset_t watched;
 static volatile int message_fd = 2; /* where "interrupted" goes (cli_signals_set_message_fd) */
+static char complete_output[512];   /* the destination, once the result is there in full */
+static volatile sig_atomic_t output_complete;
+
+void cli_signals_note_output_complete(const char *what)
+{
+    pthread_mutex_lock(&tmp_lock);
+    snprintf(complete_output, sizeof complete_output, "%s", what);
+    output_complete = 1;
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+/* The watched signals' names, for the one line. */
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+    case SIGALRM: return "SIGALRM";
+    case SIGUSR1: return "SIGUSR1";
+    case SIGUSR2: return "SIGUSR2";
+    case SIGVTALRM: return "SIGVTALRM";
+    case SIGPROF: return "SIGPROF";
+    case SIGXCPU: return "SIGXCPU";
+    default: return "a signal";
+    }
+}
+
+/* The signal thread's one line: which program, which signal, and what the user has now, which
+ * depends on whether the result was already in place when the signal came (clsort-mpi's ranks
+ * learn that together after the rename; a rank may be stopped after it). */
+static void say_interrupted(int sig)
+{
+    char msg[768];
+    int len;
+    if (output_complete)
+        len = snprintf(msg, sizeof msg, "%s: interrupted by %s after the output was complete: "
+                                        "%s holds the whole result\n",
+                       cli_program_name(), signal_name(sig), complete_output);
+    else
+        len = snprintf(msg, sizeof msg, "%s: interrupted by %s before the output was complete; "
+                                        "temporary files removed, input left as it was\n",
+                       cli_program_name(), signal_name(sig));
+    if (len > 0 && write(message_fd, msg, (size_t)len < sizeof msg ? (size_t)len : sizeof msg - 1) < 0) {
+        /* Nothing more to do about a broken stderr. */
+    }
+}
 
 void cli_signals_set_message_fd(int fd)
 {
@@ -83,12 +132,8 @@ static void *watch_signals(void *arg)
     /* Keep the lock: nothing may create or rename a temporary file from now on. */
     pthread_mutex_lock(&tmp_lock);
     remove_all_locked();
-    if (cli_display_level >= 1) {
-        const char msg[] = "clsort: interrupted; temporary files removed, input left as it was\n";
-        if (write(message_fd, msg, sizeof msg - 1) < 0) {
-            /* Nothing more to do about a broken stderr. */
-        }
-    }
+    if (cli_display_level >= 1)
+        say_interrupted(sig);
     /* Die by the signal itself, so that the parent sees how we ended. */
     signal(sig, SIG_DFL);
     sigset_t one;
@@ -108,9 +153,11 @@ static void on_sigbus(int sig)
 {
     cli_tmp_remove_all_in_handler();
     if (cli_display_level >= 1) {
-        const char msg[] = "clsort: interrupted by SIGBUS (a mapped file cut short by another "
+        /* write() and strlen() only: this is a handler. */
+        const char *const name = cli_program_name();
+        const char msg[] = ": interrupted by SIGBUS (a mapped file cut short by another "
                            "process?); temporary files removed, input left as it was\n";
-        if (write(message_fd, msg, sizeof msg - 1) < 0) {
+        if (write(message_fd, name, strlen(name)) < 0 || write(message_fd, msg, sizeof msg - 1) < 0) {
             /* Nothing more to do about a broken stderr. */
         }
     }
@@ -208,6 +255,74 @@ int cli_tmp_create_anonymous(char *templ)
     return fd;
 }
 
+int cli_tmp_create_unnamed(const char *templ)
+{
+#ifdef O_TMPFILE
+    /* The name comes through /proc/self/fd at the end (or AT_EMPTY_PATH, which needs
+     * privilege): without either the file could never be named, so it is not made. */
+    if (access("/proc/self/fd", X_OK) != 0 && geteuid() != 0) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    const char *slash = strrchr(templ, '/');
+    char *dir = slash ? strndup(templ, (size_t)(slash - templ) + 1) : strdup(".");
+    if (!dir) {
+        errno = ENOMEM;
+        return -1;
+    }
+    const int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    const int err = errno;
+    free(dir);
+    errno = err;
+    return fd;
+#else
+    (void)templ;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+/* Fills the template's trailing XXXXXX with letters and digits from a cheap generator seeded by
+ * the clock and the pid; a clash is retried by the caller (EEXIST). */
+static void fill_template(char *templ, unsigned long *state)
+{
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const size_t len = strlen(templ);
+    for (size_t i = len >= 6 ? len - 6 : 0; i < len; ++i) {
+        *state = *state * 6364136223846793005UL + 1442695040888963407UL;
+        templ[i] = chars[(*state >> 33) % (sizeof chars - 1)];
+    }
+}
+
+int cli_tmp_link_anonymous(int fd, char *templ)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long state = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 20);
+    pthread_mutex_lock(&tmp_lock);
+    int rc = -1, err = EEXIST;
+    for (int attempt = 0; attempt < 100 && err == EEXIST; ++attempt) {
+        fill_template(templ, &state);
+        /* Through /proc, which needs no privilege (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH). */
+        rc = linkat(AT_FDCWD, proc, AT_FDCWD, templ, AT_SYMLINK_FOLLOW);
+#ifdef AT_EMPTY_PATH
+        if (rc != 0 && errno == ENOENT) /* no /proc mounted */
+            rc = linkat(fd, "", AT_FDCWD, templ, AT_EMPTY_PATH);
+#endif
+        err = rc == 0 ? 0 : errno;
+    }
+    if (rc == 0 && register_locked(templ) != 0) {
+        unlink(templ);
+        rc = -1;
+        err = ENOMEM;
+    }
+    pthread_mutex_unlock(&tmp_lock);
+    errno = err;
+    return rc;
+}
+
 int cli_tmp_rename(const char *tmp, const char *final)
 {
     pthread_mutex_lock(&tmp_lock);
@@ -231,6 +346,19 @@ void cli_tmp_remove_all_in_handler(void)
         if (tmp_paths[i])
             unlink(tmp_paths[i]);
     /* The lock stays taken: the process is about to die, and nothing may create more. */
+}
+
+void cli_die_of_broken_pipe(void)
+{
+    pthread_mutex_lock(&tmp_lock); /* kept: nothing may create a temporary file from now on */
+    remove_all_locked();
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, SIGPIPE);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(SIGPIPE);
+    _exit(128 + SIGPIPE);
 }
 
 void cli_tmp_remove_all(void)
