@@ -17,7 +17,7 @@ LOGS=${LOGS:-22 24}
 echo "type,log2n,algo,algo_run,e2e_ms,qsort_ms,stdsort_ms,vqsort_ms,check" > "$OUT/cpu.csv"
 for l in $LOGS; do
     "$B/clsort-bench" -d "$DEV" -q -t u32,f32,u64 -a auto,bitonic --min-log "$l" --max-log "$l" \
-        --cpu-max-log "$l" -r "$RUNS" --csv "$OUT/part.csv" > /dev/null 2>> "$OUT/log.txt"
+        --cpu-max-log "$l" --runs "$RUNS" --csv "$OUT/part.csv" > /dev/null 2>> "$OUT/log.txt"
     col "$OUT/part.csv" type log2n algo algo_run e2e_ms qsort_ms stdsort_ms vqsort_ms check >> "$OUT/cpu.csv"
 done
 rm -f "$OUT/part.csv"

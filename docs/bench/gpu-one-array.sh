@@ -30,7 +30,7 @@ bench() {
     hi=$4; [ "$hi" -gt "$MAX_LOG" ] && hi=$MAX_LOG
     lo=$3; [ "$lo" -gt "$hi" ] && lo=$hi
     "$B/clsort-bench" -d "$DEV" --no-cpu -q -t "$1" -a "$2" --min-log "$lo" --max-log "$hi" \
-        -r "$RUNS" --csv "$OUT/part.csv" > /dev/null 2>> "$OUT/log.txt"
+        --runs "$RUNS" --csv "$OUT/part.csv" > /dev/null 2>> "$OUT/log.txt"
     col "$OUT/part.csv" type algo_run log2n device_ms global_passes check |
         sed "s/^/$round,/" >> "$OUT/one-array.csv"
 }
@@ -54,7 +54,7 @@ for spec in "u32 bitonic 24" "u32 bitonic 28" "pairs32 bitonic 24" "u64 bitonic 
     [ "$3" -gt "$MAX_LOG" ] && continue
     echo "== $1 $2 2^$3" >> "$OUT/trace.txt"
     CLSORT_DEBUG=2 "$B/clsort-bench" -d "$DEV" --no-cpu -q -t "$1" -a "$2" --min-log "$3" \
-        --max-log "$3" -r 1 2>&1 | grep -E '^clsort: +[a-z_0-9]+ +items|launch' >> "$OUT/trace.txt"
+        --max-log "$3" --runs 1 2>&1 | grep -E '^clsort: +[a-z_0-9]+ +items|launch' >> "$OUT/trace.txt"
 done
 
 wait

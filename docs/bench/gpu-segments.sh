@@ -23,7 +23,7 @@ CUB=$(anchor cub_segsort_mix.cu)
 seg() {
     sizes=$(echo "$3" | tr , '\n' | awk -v max=$((1 << SEG_LOG)) '$1 <= max' | paste -sd, -)
     [ -n "$sizes" ] || return 0
-    "$B/clsort-bench" -d "$DEV" --no-cpu -q --segments --seg-log "$SEG_LOG" -t "$1" -r "$RUNS" \
+    "$B/clsort-bench" -d "$DEV" --no-cpu -q --segments --seg-log "$SEG_LOG" -t "$1" --runs "$RUNS" \
         --seg-mixes "$2" --seg-sizes "$sizes" $4 --csv "$OUT/part.csv" > /dev/null 2>> "$OUT/log.txt"
     col "$OUT/part.csv" type algo mix s device_ms buffer_device_ms check >> "$OUT/segments.csv"
 }
@@ -43,7 +43,7 @@ for spec in "u32 equal 64" "u32 uniform 64" "u32 equal 256" "u32 equal 4096" "pa
     [ "$3" -gt $((1 << SEG_LOG)) ] && continue
     echo "== $1 $2 $3" >> "$OUT/trace.txt"
     CLSORT_DEBUG=2 "$B/clsort-bench" -d "$DEV" --no-cpu -q --segments --seg-log "$SEG_LOG" -t "$1" \
-        -r 1 --seg-mixes "$2" --seg-sizes "$3" 2>&1 | grep -E '^clsort: +[a-z_0-9]+ +items' >> "$OUT/trace.txt"
+        --runs 1 --seg-mixes "$2" --seg-sizes "$3" 2>&1 | grep -E '^clsort: +[a-z_0-9]+ +items' >> "$OUT/trace.txt"
 done
 
 wait

@@ -15,7 +15,7 @@ DEV=${2:-gpu}
 . "$(dirname "$0")/env.sh"
 RUNS=${RUNS:-11}
 
-"$B/clsort-bench" -d "$DEV" -q --topk -t u32,f32 -r "$RUNS" --topk-scale "${TOPK_SCALE:-0}" \
+"$B/clsort-bench" -d "$DEV" -q --topk -t u32,f32 --runs "$RUNS" --topk-scale "${TOPK_SCALE:-0}" \
     --csv "$OUT/topk-all.csv" > /dev/null 2>> "$OUT/log.txt"
 col "$OUT/topk-all.csv" type rows n k device_ms check > "$OUT/topk.csv"
 TORCH=$(anchor torch_topk.py)
