@@ -20,14 +20,14 @@
  * merge tile) and the odd-even merge's finish; each program leaves out the passes it never
  * launches, which saves PoCL seconds of compiling. */
 #define CLSORT_PARTS_BITONIC(P) \
-    P(manifest) P(common) P(rows) P(tile) P(bitonic_sort) P(bitonic_merge) P(bitonic_global) \
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_sort) P(bitonic_merge) P(bitonic_global) \
     P(bitonic_wide)
-#define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(common) P(rows) P(tile) P(oddeven_merge)
+#define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(key_types) P(common) P(rows) P(tile) P(oddeven_merge)
 #define CLSORT_PARTS_TRANSPOSITION(P) \
-    P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
 #define CLSORT_PARTS_SEGMENTED(P) \
-    P(manifest) P(common) P(rows) P(tile) P(segmented) P(seg_large)
-#define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk)
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(segmented) P(seg_large)
+#define CLSORT_PARTS_TOPK(P) P(manifest) P(key_types) P(common) P(topk)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
 #define CLSORT_PROGRAMS(X)                                                          \
     X(BITONIC, CLSORT_PARTS_BITONIC)                                                \

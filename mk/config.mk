@@ -66,7 +66,7 @@ DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy p
                python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev strace
 
 # The kernel parts; kernels/manifest.h says which programs concatenate which, in what order.
-KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
+KERNELS   = kernels/manifest.h kernels/key_types.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
             kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
             kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl kernels/seg_large.cl kernels/topk.cl

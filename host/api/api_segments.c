@@ -4,6 +4,7 @@
  * run.c, like every sort); larger ones (host variant) are each as large as a normal sort, so they
  * take the normal path (api_sort.h), under the same hold of the context's lock. */
 #include "api_common.h"
+#include "api_narrow.h"
 #include "api_sort.h"
 #include "hostsort.h"
 #include "plan.h"
@@ -184,6 +185,9 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     if (total > SIZE_MAX / (ks + vs) / 2 || offsets[nseg] > SIZE_MAX / (ks + vs))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
                             fn, (unsigned long long)offsets[nseg]);
+    if (total > 1 && clsort__narrow_needed(type, flags, values != NULL))
+        return clsort__narrow_segments(ctx, keys, values, value_size, offsets, nseg, type, algo,
+                                       flags);
     if (!values)
         flags &= ~CLSORT_STABLE; /* keys that compare equal have identical bits */
     unsigned char *k = keys, *v = values;
@@ -299,9 +303,9 @@ static clsort_stats stats_now(clsort_ctx *ctx)
 
 /* The host variant, all of it under one hold of the context's lock, so that no other thread's
  * call on the context runs between its parts. */
-static int sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
-                                const uint64_t *offsets, size_t nseg, clsort_type type,
-                                clsort_algorithm algo, unsigned flags)
+int clsort__sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                 const uint64_t *offsets, size_t nseg, clsort_type type,
+                                 clsort_algorithm algo, unsigned flags)
 {
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
@@ -350,7 +354,7 @@ int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = sort_segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo,
+    const int rc = clsort__sort_segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo,
                                         flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
@@ -396,10 +400,13 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
                                 "one large array)",
                                 fn);
     }
-    if (!values)
-        flags &= ~CLSORT_STABLE;
     if (nseg == 0) /* nothing to sort */
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    if (clsort__narrow_needed(type, flags, values != NULL))
+        return clsort__narrow_segments_buffer(ctx, keys, values, value_size, offsets, nseg, cap,
+                                              type, algo, flags, num_wait, wait, done);
+    if (!values)
+        flags &= ~CLSORT_STABLE;
     clsort__seg_desc d;
     memset(&d, 0, sizeof d);
     /* Stable pairs of 32-bit keys with AUTO at a mean above 64 keys: composed, as in the host

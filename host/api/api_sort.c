@@ -2,7 +2,9 @@
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
 #include "api_sort.h"
 #include "api_common.h"
+#include "api_narrow.h"
 #include "hostsort.h"
+#include "keytype.h"
 #include "kernels.h"
 #include "params.h"
 #include "parcopy.h"
@@ -258,8 +260,11 @@ int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
     int rc = check_args(ctx, "clsort_sort", keys != NULL, n, type, algo, flags, 0, 0, 0);
     if (rc)
         return rc;
-    /* Keys that compare equal have identical bits (totalOrder for floats), so a keys-only sort
-     * is stable by construction: CLSORT_STABLE needs no work here. */
+    /* Narrow keys, and CLSORT_STABLE where CLSORT_NAN_LARGEST makes different bits equal. */
+    if (n > 1 && clsort__narrow_needed(type, flags, 0))
+        return clsort__narrow_sort(ctx, keys, NULL, 0, n, 1, type, algo, flags);
+    /* Otherwise keys that compare equal have identical bits (totalOrder for floats), so a
+     * keys-only sort is stable by construction: CLSORT_STABLE needs no work here. */
     return sort_any(ctx, keys, NULL, 0, n, type, algo, flags);
 }
 
@@ -328,14 +333,16 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
                         1, values != NULL);
     if (rc)
         return rc;
+    if (n > 1 && clsort__narrow_needed(type, flags, 1))
+        return clsort__narrow_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
     /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
     if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
         return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
     return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
 }
 
-static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsort_type type,
-                      clsort_algorithm algo, unsigned flags)
+int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count,
+                              clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_batch", keys != NULL || count == 0, n, type, algo,
                         flags, 0, 0, 0);
@@ -351,6 +358,8 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
                             "clsort_sort_batch: %zu arrays of %zu keys of %zu bytes cannot be "
                             "addressed",
                             count, n, ks);
+    if (n >= 2 && count > 0 && clsort__narrow_needed(type, flags, 0))
+        return clsort__narrow_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     if (n >= 2 && count > 0)
@@ -387,8 +396,12 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
                             "clsort_sort_buffer: values buffer holds fewer than n = %zu values", n);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
-    rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
-                      num_wait, wait, done);
+    if (clsort__narrow_needed(type, flags, values != NULL))
+        rc = clsort__narrow_sort_buffer(ctx, keys, values, value_size, n, type, algo, flags,
+                                        num_wait, wait, done);
+    else
+        rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
+                          num_wait, wait, done);
     ctx->stats.total_ns = clsort__now_ns() - t0;
     return rc;
 }
@@ -558,6 +571,17 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                         value_size != 0, 1);
     if (rc)
         return rc;
+    /* What the sorts run on the device (api_narrow.c): narrow keys as 32-bit composites, or
+     * 64-bit ones with their positions where stable; keys that CLSORT_NAN_LARGEST makes equal
+     * with their positions where stable. */
+    if (clsort__type_narrow(type)) {
+        const int pos = (flags & CLSORT_STABLE) &&
+                        (value_size || clsort__type_collapses(type, flags));
+        type = pos ? CLSORT_U64 : CLSORT_U32;
+        flags &= CLSORT_NO_HOST_FALLBACK;
+    } else if ((flags & CLSORT_STABLE) && clsort__type_collapses(type, flags) && !value_size) {
+        value_size = 8;
+    }
     /* Stable pairs sort the keys with their 8-byte positions (stable_pairs). */
     const size_t vs = value_size && (flags & CLSORT_STABLE) ? 8 : value_size;
     if (max_n > SIZE_MAX / (clsort_type_size(type) + vs))
@@ -647,7 +671,7 @@ int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsor
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_sort_batch_locked(ctx, keys, n, count, type, algo, flags);
+    const int rc = clsort__sort_batch_locked(ctx, keys, n, count, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

@@ -2,6 +2,7 @@
  * transfers of host rows and results, and the device work as for every sort: a top-k plan
  * (plan.c), its schedule (schedule.c), run.c's launches. */
 #include "api_common.h"
+#include "api_narrow.h"
 #include "plan.h"
 #include "run.h"
 #include "schedule.h"
@@ -70,9 +71,9 @@ static int enqueue_topk(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t valu
     return clsort__run_end(&run, rc);
 }
 
-static int topk_locked(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
-                       size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
-                       void *out_keys, void *out_values)
+int clsort__topk_locked(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
+                        size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                        void *out_keys, void *out_values)
 {
     static const char fn[] = "clsort_topk";
     int rc = check_args(ctx, fn, keys != NULL, values != NULL, value_size, n, rows, k, type, flags,
@@ -83,6 +84,9 @@ static int topk_locked(clsort_ctx *ctx, const void *keys, const void *values, si
     /* Values are read only when they have somewhere to go. */
     if (!out_values)
         values = NULL;
+    if (clsort__narrow_topk_needed(type, flags))
+        return clsort__narrow_topk(ctx, keys, values, value_size, n, rows, k, type, flags,
+                                   out_keys, out_values);
     const size_t vs = value_size;
     cl_mem outk = NULL, outv = NULL;
     cl_int err;
@@ -130,8 +134,8 @@ int clsort_topk(clsort_ctx *ctx, const void *keys, const void *values, size_t va
         return CLSORT_ERR_INVALID_ARG;
     const uint64_t t0 = clsort__enter_timed(ctx);
     return clsort__leave_timed(ctx, t0,
-                               topk_locked(ctx, keys, values, value_size, n, rows, k, type, flags,
-                                           out_keys, out_values));
+                               clsort__topk_locked(ctx, keys, values, value_size, n, rows, k, type, flags,
+                                                   out_keys, out_values));
 }
 
 /* Fails unless buf holds at least `elems` elements of `size` bytes. */
@@ -175,6 +179,9 @@ static int topk_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_
     }
     if (rows == 0) /* nothing to select */
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    if (clsort__narrow_topk_needed(type, flags))
+        return clsort__narrow_topk_buffer(ctx, keys, values, value_size, n, rows, k, type, flags,
+                                          out_keys, out_values, num_wait, wait, done);
     return enqueue_topk(ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
                         out_values, num_wait, wait, done);
 }

@@ -165,7 +165,7 @@ typedef struct clsort__plan {
     clsort__seg_plan seg;           /* CLSORT__PROGRAM_SEGMENTED */
     clsort__topk_plan topk;         /* CLSORT__PROGRAM_TOPK */
     int index_bits;                 /* 32 or 64: the width of idx_t in the kernels */
-    cl_uint xf;                     /* key transform: 1 signed, 2 float, 4 descending */
+    cl_uint xf;                     /* key transform: CLSORT_XF_* of kernels/key_types.h */
     int empty;                      /* nothing to launch */
     char options[1024];             /* the -D build options of the program (params.c) */
 } clsort__plan;
