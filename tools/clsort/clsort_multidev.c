@@ -344,7 +344,7 @@ static void md_calibrate(md_dev *d)
     unsigned char *const keys = malloc(n * K);
     uint32_t *const idx = pairs ? malloc(n * sizeof *idx) : NULL;
     uint64_t x = 0x9E3779B97F4A7C15u ^ (uint64_t)d->index;
-    const unsigned flags = (ks->reverse ? CLSORT_DESCENDING : 0u) |
+    const unsigned flags = cli_order_flags(ks) |
                            (pairs && j->o->stable ? CLSORT_STABLE : 0u);
     for (int round = 0; keys && (idx || !pairs) && round < 2; ++round) {
         for (size_t i = 0; i < n * K; i += 8) { /* xorshift64: any bits; NaNs sort too */
@@ -396,7 +396,7 @@ static void md_prepare(md_dev *d)
     if (md_host_sort(d, n))
         return; /* no program to make */
     clsort_prepare(d->ctx, j->ks.type, pairs ? 4 : 0, n,
-                   (j->ks.reverse ? CLSORT_DESCENDING : 0u) |
+                   cli_order_flags(&j->ks) |
                        (pairs && j->o->stable ? CLSORT_STABLE : 0u));
 }
 

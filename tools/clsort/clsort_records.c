@@ -18,6 +18,7 @@ void cli_keyspec_from_opts(cli_keyspec *ks, const cli_opts *o)
     ks->record_size = o->record_size;
     ks->reverse = o->reverse;
     ks->big_endian = o->big_endian;
+    ks->nan_largest = o->nan_largest;
     ks->unique = o->unique;
     for (size_t i = 1; i < o->nkeys && i < CLI_MAX_KEYS; ++i)
         ks->extra[ks->nextra++] = o->keys[i];
@@ -143,12 +144,16 @@ static void order_ties(cli_chunk *c, const cli_keyspec *ks)
 static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size)
 {
     for (size_t i = 0; i < n; ++i, p += stride) {
-        if (key_size == 4) {
+        if (key_size == 2) {
+            const unsigned char t = p[0];
+            p[0] = p[1];
+            p[1] = t;
+        } else if (key_size == 4) {
             uint32_t x;
             memcpy(&x, p, 4);
             x = cli_bswap32(x);
             memcpy(p, &x, 4);
-        } else {
+        } else if (key_size == 8) {
             uint64_t x;
             memcpy(&x, p, 8);
             x = cli_bswap64(x);
@@ -160,16 +165,18 @@ static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size
 int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo, int stable,
                    cli_chunk *c, cli_sort_stats *st)
 {
-    const unsigned flags = (ks->reverse ? CLSORT_DESCENDING : 0u);
+    const unsigned flags = cli_order_flags(ks);
     uint64_t t0 = cli_now_ns();
     int rc = CLSORT_OK;
     if (c->idx_size == 0 && c->n < 2)
         return CLI_EXIT_OK;
     if (c->idx_size == 0) {
-        /* Equal keys are identical bytes here, so stability would change nothing. */
+        /* Equal keys are identical bytes here, so stability would change nothing, except where
+         * --nan-largest makes different bytes equal. */
         if (ks->big_endian)
             swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
-        rc = clsort_sort(ctx, c->recs, c->n, ks->type, algo, flags);
+        rc = clsort_sort(ctx, c->recs, c->n, ks->type, algo,
+                         flags | (stable && ks->nan_largest ? CLSORT_STABLE : 0u));
         if (ks->big_endian)
             swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
     } else {

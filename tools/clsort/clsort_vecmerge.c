@@ -114,7 +114,8 @@ int cli_vecmerge_applies(const cli_keyspec *ks, size_t k)
     if (env && strcmp(env, "0") == 0)
         return 0;
     if (ks->record_size != ks->key_size || ks->key_offset != 0 || ks->big_endian ||
-        ks->nextra != 0 || ks->unique || k == 0 || k > VM_MAX_SOURCES)
+        ks->nextra != 0 || ks->unique || k == 0 || k > VM_MAX_SOURCES || ks->nan_largest ||
+        (ks->key_size != 4 && ks->key_size != 8))
         return 0;
     __builtin_cpu_init();
     return ks->key_size == 4 ? __builtin_cpu_supports("avx2")
