@@ -232,7 +232,10 @@ CLSORT_API int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size
  *  without blocking. If `done` is not NULL it receives an event (release it with clReleaseEvent)
  *  that completes when the sort has. The buffers must belong to the context's OpenCL context and
  *  hold at least n keys / values. CLSORT_STABLE is not available here (CLSORT_ERR_UNSUPPORTED);
- *  the host fallback is never used. Errors as clsort_sort_pairs. */
+ *  the host fallback is never used. Keys of 1 and 2 bytes (and, in clsort_sort_segments_buffer
+ *  and clsort_topk_buffer, CLSORT_NAN_LARGEST where it needs positions or ranks) go through host
+ *  memory: the call then waits for the wait list, reads the buffers, sorts as the host-array
+ *  call does, writes them back and returns with `done` complete. Errors as clsort_sort_pairs. */
 CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, clsort_type type, clsort_algorithm algo,
                                   unsigned flags, cl_uint num_wait, const cl_event *wait,
@@ -365,7 +368,10 @@ CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem 
  *  Ties: among keys that compare equal the one with the lower index in its row is selected and
  *  comes first, so the result is unique and equal to a stable sort of each row cut after k (in
  *  both directions). Every key type and the order of clsort_sort (floats by totalOrder: NaNs
- *  and -0.0 are ordered keys like any other, and every output bit pattern is an input one).
+ *  and -0.0 are ordered keys like any other, and every output bit pattern is an input one; with
+ *  CLSORT_NAN_LARGEST every NaN ranks as the largest key and equal to the others, -0.0 equal to
+ *  +0.0). Keys of 1 and 2 bytes, and CLSORT_NAN_LARGEST, select through the keys' ranks on the
+ *  host (a host pass over the keys, then the top-k of those ranks with their indices).
  *  Any 1 <= k <= n and any rows (rows == 0 succeeds at once; pointers may then be NULL).
  *  How: a bitonic top-k network on the device (docs/kernels.md, "Top-k"): each work-group sorts
  *  blocks of K = the power of two >= k in local memory and halves them, pair by pair, to the K

@@ -73,7 +73,7 @@ check() {
 }
 
 same() { cmp -s "$1" "$2"; }
-ksize() { case $1 in *32) echo 4 ;; *) echo 8 ;; esac; }
+ksize() { case $1 in *8) echo 1 ;; *16) echo 2 ;; *32) echo 4 ;; *) echo 8 ;; esac; }
 seq_seed=0
 gen() { # gen FILE TYPE RECORD OFFSET N [DISTINCT]
     seq_seed=$((seq_seed + 1))
@@ -211,6 +211,34 @@ for t in u32 i32 f32 u64 i64 f64; do
     "$CLSORT" -t $t -o out.bin dup.bin 2>err
     check "sort $t with many equal keys (and both zeros for floats)" same out.bin ref.bin
 done
+
+# ---- 1- and 2-byte keys, and --nan-largest (NumPy's order) ------------------------------------
+for t in u8 i8 u16 i16 f16 bf16 f32 f64; do
+    k=$(ksize $t)
+    gen in.bin $t "$k" 0 20000
+    for dir in "" r; do
+        "$REF" sort $t "$k" 0 $dir <in.bin >ref.bin
+        "$CLSORT" -t $t ${dir:+-r} -o out.bin in.bin 2>err
+        check "sort $t ${dir:+-r }matches the reference" same out.bin ref.bin
+        "$REF" sort $t "$k" 0 ${dir}n <in.bin >ref.bin
+        "$CLSORT" -t $t ${dir:+-r} -s --nan-largest -o out.bin in.bin 2>err
+        check "sort $t ${dir:+-r }-s --nan-largest: NaNs $( [ -n "$dir" ] && echo first || echo last), input order among equals" same out.bin ref.bin
+        expect 0 "-c --nan-largest $t ${dir:+-r }accepts its own order" "$CLSORT" -t $t ${dir:+-r} --nan-largest -c out.bin
+    done
+done
+gen in.bin f16 2 0 20000
+"$REF" sort f16 2 0 n <in.bin >ref.bin
+expect 1 "-c without --nan-largest finds NaNs last out of order" "$CLSORT" -t f16 -c ref.bin
+"$REF" sort f16 2 0 <in.bin >ref.bin
+"$REF" swap f16 <in.bin >inbe.bin
+"$CLSORT" -t f16be -o out.bin inbe.bin 2>err
+"$REF" swap f16 <out.bin >outle.bin
+check "sort f16be matches the reference" same outle.bin ref.bin
+"$REF" sort f16 2 0 n <in.bin >ref.bin
+"$CLSORT" -t f16 --nan-largest -S 8K -T "$W" -s -o out.bin in.bin 2>err
+check "--nan-largest -s in runs, merged, matches the reference" same out.bin ref.bin
+expect_err 2 "invalid type 'u8be'" "u8be is no type (one byte has no byte order)" \
+    "$CLSORT" -t u8be in.bin
 
 for a in auto bitonic odd-even-merge odd-even-transposition; do
     gen in.bin i32 4 0 3000
