@@ -21,10 +21,11 @@
  * launches, which saves PoCL seconds of compiling. */
 #define CLSORT_PARTS_BITONIC(P) \
     P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_sort) P(bitonic_merge) P(bitonic_global) \
-    P(bitonic_wide)
-#define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(key_types) P(common) P(rows) P(tile) P(oddeven_merge)
+    P(bitonic_wide) P(narrow)
+#define CLSORT_PARTS_ODD_EVEN_MERGE(P) \
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(oddeven_merge) P(narrow)
 #define CLSORT_PARTS_TRANSPOSITION(P) \
-    P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition) P(narrow)
 #define CLSORT_PARTS_SEGMENTED(P) \
     P(manifest) P(key_types) P(common) P(rows) P(tile) P(segmented) P(seg_large)
 #define CLSORT_PARTS_TOPK(P) P(manifest) P(key_types) P(common) P(topk)
@@ -118,6 +119,11 @@
 #define CLSORT_ARGS_TOPK_GLOBAL                                                            \
     __global key_type *ik, __global tk_idx *ii, __global tk_val *iv, const ulong m,        \
         const ulong rows, const ulong sz, const ulong j
+/* keys_widen / keys_narrow (narrow.cl): the run's 32-bit composites, the caller's keys of w bits
+ * (8 or 16), their count, and the keys' transform (values stay where they are). */
+#define CLSORT_ARGS_NARROW                                                                   \
+    __global key_type *restrict keys, __global uchar *restrict narrow, const idx_t n,       \
+        const uint xf, const uint w
 /* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
 #define CLSORT_NARGS_SORT1(vals) (4 + (vals))
 #define CLSORT_NARGS_SORT2(vals) (5 + (vals))
@@ -127,6 +133,7 @@
 #define CLSORT_NARGS_SEG_KEYS32(vals) 9
 #define CLSORT_NARGS_TOPK_TILE(vals) 19
 #define CLSORT_NARGS_TOPK_GLOBAL(vals) 7
+#define CLSORT_NARGS_NARROW(vals) 5
 
 /* ---- Launch shapes ----------------------------------------------------------------------------
  * TILE: exactly WG_SIZE work-items a group, a work-group a tile, or a work-item a tile where
@@ -198,6 +205,10 @@
     X(seg_decompose, CLSORT_IN_SEGMENTED, SEG_KEYS32, GLOBAL, ALWAYS)                         \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
-    X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)
+    X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)                               \
+    X(keys_widen, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,     \
+      NARROW, GLOBAL, ALWAYS)                                                                 \
+    X(keys_narrow, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,    \
+      NARROW, GLOBAL, ALWAYS)
 
 #endif /* CLSORT_MANIFEST_H */

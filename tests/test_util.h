@@ -395,6 +395,77 @@ static T_UNUSED_ int t_ref_stable(clsort_type type, void *keys, size_t n, unsign
     return 0;
 }
 
+/** Checks a sort of `in` under flags against the stable reference `want` (t_ref_stable): with
+ *  CLSORT_STABLE, or where keys that compare equal have equal bits, byte for byte; otherwise the
+ *  keys' classes position by position and the same keys as the input (a permutation). Returns
+ *  the first index that differs, or n if none does. */
+static T_UNUSED_ size_t t_check_order(clsort_type type, const void *in, const void *got,
+                                       const void *want, size_t n, unsigned flags)
+{
+    const int collapses = (flags & CLSORT_NAN_LARGEST) && t_row(type).kind == CLSORT_KIND_FLOAT;
+    if ((flags & CLSORT_STABLE) || !collapses) {
+        for (size_t i = 0; i < n; ++i)
+            if (t_get_bits(type, got, i) != t_get_bits(type, want, i))
+                return i;
+        return n;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (t_class(type, t_get_bits(type, got, i), flags) !=
+            t_class(type, t_get_bits(type, want, i), flags))
+            return i;
+    uint64_t *a = malloc((n ? n : 1) * 8), *b = malloc((n ? n : 1) * 8);
+    size_t bad = n;
+    if (!a || !b) {
+        bad = 0;
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            a[i] = t_get_bits(type, in, i);
+            b[i] = t_get_bits(type, got, i);
+        }
+        qsort(a, n, 8, t_cmp_u64_);
+        qsort(b, n, 8, t_cmp_u64_);
+        for (size_t i = 0; i < n && bad == n; ++i)
+            if (a[i] != b[i])
+                bad = i;
+    }
+    free(a);
+    free(b);
+    return bad;
+}
+
+/** Checks a pair sort of `in` whose values were the input positions (as uint32_t in vals, or
+ *  uint64_t when wide): stable (or keys that compare equal have equal bits): keys byte for byte
+ *  as `want` and positions as `perm` (t_ref_stable's); otherwise the classes as `want`, every
+ *  value a distinct position, and each key the input key at its value's position. Returns 1
+ *  when right. */
+static T_UNUSED_ int t_check_pairs(clsort_type type, const void *in, const void *got,
+                                   const void *vals, int wide, const void *want,
+                                   const uint64_t *perm, size_t n, unsigned flags)
+{
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    int ok = seen != NULL;
+    for (size_t i = 0; ok && i < n; ++i) {
+        uint64_t p;
+        if (wide) {
+            memcpy(&p, (const unsigned char *)vals + 8 * i, 8);
+        } else {
+            uint32_t q;
+            memcpy(&q, (const unsigned char *)vals + 4 * i, 4);
+            p = q;
+        }
+        ok = p < n && !seen[p] && t_get_bits(type, got, i) == t_get_bits(type, in, p);
+        if (ok)
+            seen[p] = 1;
+        if (ok && (flags & CLSORT_STABLE))
+            ok = p == perm[i];
+        if (ok)
+            ok = t_class(type, t_get_bits(type, got, i), flags) ==
+                 t_class(type, t_get_bits(type, want, i), flags);
+    }
+    free(seen);
+    return ok;
+}
+
 /** Compares a sorted result with the reference byte for byte. Returns the first index that
  *  differs, or n if none does. */
 static T_UNUSED_ size_t t_first_diff(clsort_type type, const void *got, const void *want, size_t n)

@@ -6,6 +6,9 @@
 #include "api_common.h"
 #include "api_sort.h"
 #include "keytype.h"
+#include "plan.h"
+#include "run.h"
+#include "schedule.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -362,10 +365,47 @@ static int write_from(clsort_ctx *ctx, cl_mem buf, size_t offset, size_t bytes, 
                              : clsort__cl_fail(ctx, err, "clEnqueueWriteBuffer", "narrow keys");
 }
 
+/* Narrow keys in the caller's buffer, unstable, on the device: the network's plan for u32 keys
+ * with the widening and narrowing steps (narrow.cl) around it, on composites in a buffer of
+ * the run's own (released at once: OpenCL frees it when the launches that use it complete). */
+static int sort_buffer_on_device(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                 size_t n, clsort_type type, clsort_algorithm algo,
+                                 unsigned flags, cl_uint num_wait, const cl_event *wait,
+                                 cl_event *done)
+{
+    if (n < 2)
+        return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    if ((uint64_t)n * 4 > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "clsort_sort_buffer: %zu %s keys widen to %zu bytes, more than "
+                            "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                            n, clsort_type_name(type), n * 4,
+                            (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
+    cl_int err;
+    cl_mem wide = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clsort__cl_fail(ctx, err, "clCreateBuffer", "widened keys");
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, 1, CLSORT_U32, algo, 0, values ? value_size : 0, &plan);
+    plan.narrow_bits = clsort__keytype_of(type).bits;
+    plan.narrow_xf = clsort__type_xf(type, flags);
+    clsort__run run;
+    int rc = clsort__run_begin(ctx, &plan, wide, values, num_wait, wait, done, NULL, &run);
+    run.narrow = keys;
+    if (rc == CLSORT_OK && !plan.empty)
+        rc = clsort__run_schedule(&run, clsort__schedule);
+    rc = clsort__run_end(&run, rc);
+    clReleaseMemObject(wide);
+    return rc;
+}
+
 int clsort__narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                size_t n, clsort_type type, clsort_algorithm algo, unsigned flags,
                                cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
+    if (clsort__type_narrow(type) && !(flags & CLSORT_STABLE))
+        return sort_buffer_on_device(ctx, keys, values, value_size, n, type, algo, flags,
+                                     num_wait, wait, done);
     const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
     void *hk = NULL, *hv = NULL;
     int rc = read_into(ctx, keys, 0, n * ks, &hk, num_wait, wait);

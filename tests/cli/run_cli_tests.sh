@@ -95,7 +95,7 @@ expect 0 "-V exits 0" "$CLSORT" -V
 printf 'abcd' >one.bin
 expect_err 2 "unknown option '--frobnicate'" "unknown long option is a usage error" "$CLSORT" --frobnicate one.bin
 expect_err 2 "unknown option '-x'" "unknown short option is a usage error" "$CLSORT" -x one.bin
-expect_err 2 "invalid type 'u16'" "bad type is a usage error" "$CLSORT" -t u16 one.bin
+expect_err 2 "invalid type 'u24'" "bad type is a usage error" "$CLSORT" -t u24 one.bin
 expect_err 2 "invalid algorithm 'quick'" "bad algorithm is a usage error" "$CLSORT" -a quick one.bin
 expect_err 2 "invalid number 'abc'" "bad record size is a usage error" "$CLSORT" -R abc one.bin
 expect_err 2 "record size" "record size 0 is a usage error" "$CLSORT" -R 0 one.bin
@@ -112,7 +112,7 @@ check "-k without -R writes nothing" test ! -e x.bin
 expect_err 2 "-k 8 needs -R" "--key-offset=8 without -R too" "$CLSORT" -t u64 --key-offset=8 -o x.bin one.bin
 expect 0 "-k 0 without -R is the default offset" "$CLSORT" -k 0 -o x.bin one.bin
 rm -f x.bin
-expect_err 2 "invalid key '0:u16'" "--key with a bad type" "$CLSORT" --key 0:u16 one.bin
+expect_err 2 "invalid key '0:u24'" "--key with a bad type" "$CLSORT" --key 0:u24 one.bin
 expect_err 2 "invalid key '4'" "--key without a type" "$CLSORT" --key 4 one.bin
 expect_err 2 "invalid key '0:u32:x'" "--key with a bad flag" "$CLSORT" --key 0:u32:x one.bin
 expect_err 2 "cannot be combined with -t or -k" "--key with -t" "$CLSORT" -t u32 --key 0:u32 one.bin
