@@ -67,7 +67,12 @@ static size_t md_run_records(const cli_opts *o, md_worker *w, size_t nd, uint64_
 {
     const size_t R = o->record_size, K = o->key_size;
     const int pairs = R != K;
-    const uint64_t V = pairs ? 8 : 0, Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
+     * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
+    const uint64_t V = pairs ? 8 : 0,
+                   Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
+                        : K < 4                                                       ? 4
+                                                                                      : K;
     uint64_t n;
     if (o->buffer_size) {
         n = o->buffer_size / R / nd;
@@ -500,7 +505,12 @@ static size_t md_device_cap(const cli_opts *o, const cli_keyspec *ks, const md_d
 {
     const size_t R = ks->record_size, K = ks->key_size;
     const int pairs = cli_keyspec_pairs(ks);
-    const uint64_t V = pairs ? 8 : 0, Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
+     * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
+    const uint64_t V = pairs ? 8 : 0,
+                   Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
+                        : K < 4                                                       ? 4
+                                                                                      : K;
     uint64_t n = o->buffer_size ? o->buffer_size / R : UINT64_MAX;
     if (d->have_di && d->di.max_alloc && d->di.global_mem) {
         uint64_t cap = d->di.max_alloc / (Kd > V ? Kd : V);

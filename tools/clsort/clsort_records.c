@@ -104,7 +104,8 @@ static int compare_tie_u64(const void *a, const void *b)
  * sort cannot reproduce. One pass that finds nothing to do when the ties are already in order, so
  * making the result independent of -S costs little. Equal keys are equal bit patterns in the
  * library's order (totalOrder tells -0.0 from +0.0 and NaNs apart), so comparing bits finds exactly
- * the ties. The tie-breakers cost a host qsort of each group of equal first keys: nothing when the
+ * the ties; under --nan-largest (NaNs equal, zeros equal) and for 1- and 2-byte keys the keys'
+ * ordinals are compared. The tie-breakers cost a host qsort of each group of equal first keys: nothing when the
  * first key is nearly unique, O(n log n) comparisons on the host when it is nearly constant. */
 static void order_ties(cli_chunk *c, const cli_keyspec *ks)
 {
@@ -114,7 +115,14 @@ static void order_ties(cli_chunk *c, const cli_keyspec *ks)
     size_t i = 0;
     while (i < c->n) {
         size_t j = i + 1;
-        if (key_size == 4) {
+        if (ks->nan_largest || key_size < 4) {
+            const unsigned char *k = c->keys;
+            const uint64_t o = cli_load_ordinal(ks->type, key_size, 0, 0, ks->nan_largest,
+                                                k + i * key_size);
+            while (j < c->n && cli_load_ordinal(ks->type, key_size, 0, 0, ks->nan_largest,
+                                                k + j * key_size) == o)
+                ++j;
+        } else if (key_size == 4) {
             const uint32_t *k = c->keys;
             while (j < c->n && k[j] == k[i])
                 ++j;
@@ -331,7 +339,11 @@ size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, i
     const size_t R = o->record_size, K = o->key_size;
     const int pairs = R != K || o->nkeys > 1;
     const uint64_t V = pairs ? 8 : 0;
-    const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
+     * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
+    const uint64_t Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
+                        : K < 4                                                       ? 4
+                                                                                      : K;
     const uint64_t host_per = R + (pairs ? K + V : 0);
     uint64_t n;
     if (o->buffer_size) {
