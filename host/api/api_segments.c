@@ -5,6 +5,7 @@
  * take the normal path (api_sort.h), under the same hold of the context's lock. */
 #include "api_common.h"
 #include "api_narrow.h"
+#include "keytype.h"
 #include "api_sort.h"
 #include "hostsort.h"
 #include "plan.h"
@@ -153,6 +154,98 @@ fail:
     return rc;
 }
 
+static int sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                const uint64_t *offsets, size_t nseg, clsort_type type,
+                                clsort_algorithm algo, unsigned flags);
+
+/* Narrow keys (api_narrow.c's composites) and CLSORT_STABLE where CLSORT_NAN_LARGEST makes
+ * different bits equal (positions, then input order among equals), on the range the offsets
+ * cover, through the ordinary segmented sort. Offsets checked and non-decreasing. */
+static int narrow_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                           const uint64_t *offsets, size_t nseg, clsort_type type,
+                           clsort_algorithm algo, unsigned flags)
+{
+    static const char fn[] = "clsort_sort_segments";
+    const uint64_t lo = offsets[0], total = offsets[nseg] - lo;
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    unsigned char *k = (unsigned char *)keys + lo * ks;
+    unsigned char *v = values ? (unsigned char *)values + lo * vs : NULL;
+    uint64_t *off = malloc((nseg + 1) * sizeof *off);
+    if (!off)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    for (size_t i = 0; i <= nseg; ++i)
+        off[i] = offsets[i] - lo;
+    int rc;
+    if (clsort__type_narrow(type)) {
+        int with_pos = 0;
+        void *wide = NULL;
+        clsort_type wtype;
+        rc = clsort__narrow_widen(ctx, fn, k, total, type, flags, values != NULL, &wide, &wtype,
+                                  &with_pos);
+        if (rc == CLSORT_OK)
+            rc = sort_segments_locked(ctx, wide, v, vs, off, nseg, wtype, algo,
+                                              flags & CLSORT_NO_HOST_FALLBACK);
+        if (rc == CLSORT_OK)
+            clsort__narrow_back(k, wide, total, type, with_pos);
+        free(wide);
+    } else {
+        clsort__by_position bp;
+        rc = clsort__by_position_alloc(ctx, &bp, k, v, total, ks, vs);
+        if (rc == CLSORT_OK) {
+            rc = sort_segments_locked(ctx, bp.kcopy, bp.pos, 8, off, nseg, type, algo,
+                                              flags & ~CLSORT_STABLE);
+            if (rc == CLSORT_OK)
+                clsort__restore_order(bp.kcopy, bp.pos, total, ks, clsort__type_xf(type, flags), k, v,
+                              bp.vcopy, vs);
+            clsort__by_position_free(&bp);
+        }
+    }
+    free(off);
+    return rc;
+}
+
+
+/* The same for the caller's buffers, through host memory (after the wait list), with the
+ * kernels' clamping of the offsets; *done completes with the writes. */
+static int narrow_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                  cl_mem offsets, size_t nseg, uint64_t cap, clsort_type type,
+                                  clsort_algorithm algo, unsigned flags, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *done)
+{
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    void *ho = NULL, *hk = NULL, *hv = NULL;
+    int rc = clsort__read_into(ctx, offsets, 0, (nseg + 1) * sizeof(uint64_t), &ho, num_wait, wait);
+    uint64_t *off = ho;
+    if (rc == CLSORT_OK) {
+        /* The kernels' clamping (clsort.h): bounds within [off[0], min(off[nseg], cap)); a
+         * segment that ends below its start is empty (here: the bounds made non-decreasing). */
+        const uint64_t lo = off[0] < cap ? off[0] : cap;
+        const uint64_t hi = off[nseg] < lo ? lo : off[nseg] > cap ? cap : off[nseg];
+        for (size_t i = 0; i <= nseg; ++i) {
+            uint64_t b = off[i] < lo ? lo : off[i] > hi ? hi : off[i];
+            off[i] = i == 0 ? lo : i == nseg ? hi : b < off[i - 1] ? off[i - 1] : b;
+        }
+        rc = clsort__read_into(ctx, keys, lo * ks, (hi - lo) * ks, &hk, 0, NULL);
+        if (rc == CLSORT_OK && values)
+            rc = clsort__read_into(ctx, values, lo * vs, (hi - lo) * vs, &hv, 0, NULL);
+        for (size_t i = 0; rc == CLSORT_OK && i <= nseg; ++i)
+            off[i] -= lo;
+        if (rc == CLSORT_OK)
+            rc = narrow_segments(ctx, hk, hv, vs, off, nseg, type, algo, flags);
+        if (rc == CLSORT_OK)
+            rc = clsort__write_from(ctx, keys, lo * ks, (hi - lo) * ks, hk);
+        if (rc == CLSORT_OK && values)
+            rc = clsort__write_from(ctx, values, lo * vs, (hi - lo) * vs, hv);
+    }
+    if (rc == CLSORT_OK)
+        rc = clsort__enqueue_nothing(ctx, 0, NULL, done);
+    free(ho);
+    free(hk);
+    free(hv);
+    return rc;
+}
+
+
 /* Everything of the host variant that runs under the context's lock: checks, the host fallback
  * and the segments up to clsort__seg_large_max. *large_out receives that length when longer
  * remain for the caller, else 0. */
@@ -186,7 +279,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
                             fn, (unsigned long long)offsets[nseg]);
     if (total > 1 && clsort__narrow_needed(type, flags, values != NULL))
-        return clsort__narrow_segments(ctx, keys, values, value_size, offsets, nseg, type, algo,
+        return narrow_segments(ctx, keys, values, value_size, offsets, nseg, type, algo,
                                        flags);
     if (!values)
         flags &= ~CLSORT_STABLE; /* keys that compare equal have identical bits */
@@ -303,9 +396,9 @@ static clsort_stats stats_now(clsort_ctx *ctx)
 
 /* The host variant, all of it under one hold of the context's lock, so that no other thread's
  * call on the context runs between its parts. */
-int clsort__sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
-                                 const uint64_t *offsets, size_t nseg, clsort_type type,
-                                 clsort_algorithm algo, unsigned flags)
+static int sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                const uint64_t *offsets, size_t nseg, clsort_type type,
+                                clsort_algorithm algo, unsigned flags)
 {
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
@@ -354,7 +447,7 @@ int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, size_t value
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort__sort_segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo,
+    const int rc = sort_segments_locked(ctx, keys, values, value_size, offsets, nseg, type, algo,
                                         flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
@@ -403,7 +496,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     if (nseg == 0) /* nothing to sort */
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
     if (clsort__narrow_needed(type, flags, values != NULL))
-        return clsort__narrow_segments_buffer(ctx, keys, values, value_size, offsets, nseg, cap,
+        return narrow_segments_buffer(ctx, keys, values, value_size, offsets, nseg, cap,
                                               type, algo, flags, num_wait, wait, done);
     if (!values)
         flags &= ~CLSORT_STABLE;

@@ -254,6 +254,58 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
     return rc;
 }
 
+/* Narrow keys (api_narrow.c's composites, sorted as u32 or u64), and CLSORT_STABLE where
+ * CLSORT_NAN_LARGEST makes different bits equal: the keys with their positions, unstable, then
+ * each run of equal keys put back in input order. `count` arrays of n keys (count > 1: keys
+ * alone, not stable). Arguments checked. */
+static int narrow_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                       size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    static const char fn[] = "clsort_sort";
+    const size_t vs = values ? value_size : 0, ks = clsort_type_size(type);
+    const unsigned inner = flags & CLSORT_NO_HOST_FALLBACK;
+    int rc;
+    if (clsort__type_narrow(type)) {
+        int with_pos = 0;
+        void *wide = NULL;
+        clsort_type wtype;
+        rc = clsort__narrow_widen(ctx, fn, keys, n * count, type, flags, values != NULL, &wide,
+                                  &wtype, &with_pos);
+        if (rc != CLSORT_OK)
+            return rc;
+        if (count > 1)
+            rc = clsort__sort_batch_locked(ctx, wide, n, count, wtype, algo, inner);
+        else if (values)
+            rc = clsort__sort_pairs_locked(ctx, wide, values, vs, n, wtype, algo, inner);
+        else
+            rc = clsort__sort_locked(ctx, wide, n, wtype, algo, inner);
+        if (rc == CLSORT_OK)
+            clsort__narrow_back(keys, wide, n * count, type, with_pos);
+        free(wide);
+        return rc;
+    }
+    /* The device holds the keys and 8-byte positions: sizes no buffer can hold fail before the
+     * host copies are made. */
+    if (n * ks > ctx->dev.max_alloc || n * sizeof(uint64_t) > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "%s: %zu keys with positions need %zu bytes in one buffer, more "
+                            "than CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                            fn, n, n * sizeof(uint64_t), (unsigned long long)ctx->dev.max_alloc,
+                            ctx->dev.name);
+    clsort__by_position bp;
+    rc = clsort__by_position_alloc(ctx, &bp, keys, values, n, ks, vs);
+    if (rc != CLSORT_OK)
+        return rc;
+    rc = clsort__sort_pairs_locked(ctx, bp.kcopy, bp.pos, 8, n, type, algo,
+                                   flags & ~CLSORT_STABLE);
+    if (rc == CLSORT_OK)
+        clsort__restore_order(bp.kcopy, bp.pos, n, ks, clsort__type_xf(type, flags), keys, values,
+                      bp.vcopy, vs);
+    clsort__by_position_free(&bp);
+    return rc;
+}
+
+
 int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
                 unsigned flags)
 {
@@ -262,7 +314,7 @@ int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
         return rc;
     /* Narrow keys, and CLSORT_STABLE where CLSORT_NAN_LARGEST makes different bits equal. */
     if (n > 1 && clsort__narrow_needed(type, flags, 0))
-        return clsort__narrow_sort(ctx, keys, NULL, 0, n, 1, type, algo, flags);
+        return narrow_sort(ctx, keys, NULL, 0, n, 1, type, algo, flags);
     /* Otherwise keys that compare equal have identical bits (totalOrder for floats), so a
      * keys-only sort is stable by construction: CLSORT_STABLE needs no work here. */
     return sort_any(ctx, keys, NULL, 0, n, type, algo, flags);
@@ -334,7 +386,7 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
     if (rc)
         return rc;
     if (n > 1 && clsort__narrow_needed(type, flags, 1))
-        return clsort__narrow_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
+        return narrow_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
     /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
     if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
         return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
@@ -359,13 +411,47 @@ int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t coun
                             "addressed",
                             count, n, ks);
     if (n >= 2 && count > 0 && clsort__narrow_needed(type, flags, 0))
-        return clsort__narrow_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
+        return narrow_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     if (n >= 2 && count > 0)
         rc = device_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     ctx->stats.total_ns = clsort__now_ns() - t0;
     ctx->stats.pinned_bytes = clsort__staging_bytes(ctx);
+    return rc;
+}
+
+/* Narrow keys in the caller's buffer, unstable, on the device: the network's plan for u32 keys
+ * with the widening and narrowing steps (narrow.cl) around it, on composites in a buffer of
+ * the run's own (released at once: OpenCL frees it when the launches that use it complete). */
+static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                              size_t n, clsort_type type, clsort_algorithm algo,
+                              unsigned flags, cl_uint num_wait, const cl_event *wait,
+                              cl_event *done)
+{
+    if (n < 2)
+        return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    if ((uint64_t)n * 4 > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "clsort_sort_buffer: %zu %s keys widen to %zu bytes, more than "
+                            "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                            n, clsort_type_name(type), n * 4,
+                            (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
+    cl_int err;
+    cl_mem wide = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+    if (err != CL_SUCCESS)
+        return clsort__cl_fail(ctx, err, "clCreateBuffer", "widened keys");
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, 1, CLSORT_U32, algo, 0, values ? value_size : 0, &plan);
+    plan.narrow_bits = clsort__keytype_of(type).bits;
+    plan.narrow_xf = clsort__type_xf(type, flags);
+    clsort__run run;
+    int rc = clsort__run_begin(ctx, &plan, wide, values, num_wait, wait, done, NULL, &run);
+    run.narrow = keys;
+    if (rc == CLSORT_OK && !plan.empty)
+        rc = clsort__run_schedule(&run, clsort__schedule);
+    rc = clsort__run_end(&run, rc);
+    clReleaseMemObject(wide);
     return rc;
 }
 
@@ -396,9 +482,9 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
                             "clsort_sort_buffer: values buffer holds fewer than n = %zu values", n);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
-    if (clsort__narrow_needed(type, flags, values != NULL))
-        rc = clsort__narrow_sort_buffer(ctx, keys, values, value_size, n, type, algo, flags,
-                                        num_wait, wait, done);
+    if (clsort__type_narrow(type))
+        rc = narrow_sort_buffer(ctx, keys, values, value_size, n, type, algo, flags, num_wait,
+                                wait, done);
     else
         rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
                           num_wait, wait, done);
