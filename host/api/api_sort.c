@@ -254,6 +254,46 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
     return rc;
 }
 
+static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                              size_t n, clsort_type type, clsort_algorithm algo,
+                              unsigned flags, cl_uint num_wait, const cl_event *wait,
+                              cl_event *done);
+
+/* Unstable narrow keys of a host array on the device: they travel as they are (1 or 2 bytes a
+ * key, not the composites' 4) into scratch 0 (values into scratch 1), narrow_sort_buffer widens,
+ * sorts and narrows them there, and they come back. Blocking; on failure the arrays are as
+ * they were unless the read-back itself failed part-way (clsort_sort's exception). */
+static int narrow_device_sort(clsort_ctx *ctx, void *keys, void *values, size_t vs, size_t n,
+                              clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    const size_t kbytes = n * clsort_type_size(type), vbytes = values ? n * vs : 0;
+    const uint64_t t0 = clsort__now_ns();
+    clsort__reset_stats(ctx);
+    int rc = CLSORT_OK, touched = 0;
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, kbytes));
+    if (values)
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, vbytes));
+    CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, kbytes));
+    if (values)
+        CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, vbytes));
+    CLSORT__CHECK(narrow_sort_buffer(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL, vs,
+                                     n, type, algo, flags, 0, NULL, NULL));
+    const cl_int err = clFinish(ctx->queue);
+    CLSORT__CL_CHECK(ctx, err, "clFinish", "narrow keys' sort");
+    CLSORT__CHECK(clsort__transfer_settle(ctx));
+    CLSORT__CHECK(clsort__download(ctx, ctx->scratch[0], 0, keys, kbytes, &touched));
+    if (values)
+        CLSORT__CHECK(clsort__download(ctx, ctx->scratch[1], 0, values, vbytes, &touched));
+    rc = clsort__transfer_settle(ctx);
+fail:
+    if (rc != CLSORT_OK) {
+        clFinish(ctx->queue);
+        clsort__transfer_settle(ctx);
+    }
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}
+
 /* Narrow keys (api_narrow.c's composites, sorted as u32 or u64), and CLSORT_STABLE where
  * CLSORT_NAN_LARGEST makes different bits equal: the keys with their positions, unstable, then
  * each run of equal keys put back in input order. `count` arrays of n keys (count > 1: keys
@@ -265,6 +305,9 @@ static int narrow_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     const size_t vs = values ? value_size : 0, ks = clsort_type_size(type);
     const unsigned inner = flags & CLSORT_NO_HOST_FALLBACK;
     int rc;
+    if (clsort__type_narrow(type) && count == 1 && !(flags & CLSORT_STABLE) &&
+        !use_host(ctx, n, algo, flags))
+        return narrow_device_sort(ctx, keys, values, vs, n, type, algo, flags);
     if (clsort__type_narrow(type)) {
         int with_pos = 0;
         void *wide = NULL;
