@@ -402,8 +402,8 @@ static void new_types(clsort_ctx *ctx, int fp64)
                     vals[i] = i;
                 int rc;
                 if (!buffer) {
-                    rc = clsort_sort_segments(ctx, got, pairs ? vals : NULL, 8, off, NSEG, type,
-                                              algo, flags);
+                    rc = clsort_sort_segments(ctx, got, pairs ? vals : NULL, pairs ? 8 : 0, off,
+                                              NSEG, type, algo, flags);
                 } else {
                     cl_int err;
                     cl_mem kb = clCreateBuffer(cc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
@@ -413,8 +413,8 @@ static void new_types(clsort_ctx *ctx, int fp64)
                     cl_mem ob = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                                sizeof off, off, &err);
                     cl_event done = NULL;
-                    rc = clsort_sort_segments_buffer(ctx, kb, pairs ? vb : NULL, 8, ob, NSEG,
-                                                     type, algo, flags, 0, NULL, &done);
+                    rc = clsort_sort_segments_buffer(ctx, kb, pairs ? vb : NULL, pairs ? 8 : 0,
+                                                     ob, NSEG, type, algo, flags, 0, NULL, &done);
                     if (done) {
                         clWaitForEvents(1, &done);
                         clReleaseEvent(done);

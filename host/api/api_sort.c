@@ -465,8 +465,8 @@ int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t coun
 }
 
 /* Narrow keys in the caller's buffer, unstable, on the device: the network's plan for u32 keys
- * with the widening and narrowing steps (narrow.cl) around it, on composites in a buffer of
- * the run's own (released at once: OpenCL frees it when the launches that use it complete). */
+ * with the widening and narrowing steps (narrow.cl) around it, on composites in the context's
+ * scratch slot for composites. */
 static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                               size_t n, clsort_type type, clsort_algorithm algo,
                               unsigned flags, cl_uint num_wait, const cl_event *wait,
@@ -480,22 +480,21 @@ static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_
                             "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
                             n, clsort_type_name(type), n * 4,
                             (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
-    cl_int err;
-    cl_mem wide = clCreateBuffer(ctx->context, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-    if (err != CL_SUCCESS)
-        return clsort__cl_fail(ctx, err, "clCreateBuffer", "widened keys");
+    /* The composites' slot: every user of it enqueues on the context's queue, in order. */
+    int rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED, n * 4);
+    if (rc != CLSORT_OK)
+        return rc;
+    cl_mem wide = ctx->scratch[CLSORT__SCRATCH_COMPOSED];
     clsort__plan plan;
     clsort__plan_sort(ctx, n, 1, CLSORT_U32, algo, 0, values ? value_size : 0, &plan);
     plan.narrow_bits = clsort__keytype_of(type).bits;
     plan.narrow_xf = clsort__type_xf(type, flags);
     clsort__run run;
-    int rc = clsort__run_begin(ctx, &plan, wide, values, num_wait, wait, done, NULL, &run);
+    rc = clsort__run_begin(ctx, &plan, wide, values, num_wait, wait, done, NULL, &run);
     run.narrow = keys;
     if (rc == CLSORT_OK && !plan.empty)
         rc = clsort__run_schedule(&run, clsort__schedule);
-    rc = clsort__run_end(&run, rc);
-    clReleaseMemObject(wide);
-    return rc;
+    return clsort__run_end(&run, rc);
 }
 
 static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
@@ -551,14 +550,16 @@ static int make_kernel(const clsort__step *step, void *user)
     return clsort__get_kernel(pk->ctx, pk->prog, clsort__kernels[step->kernel].name, &k, &wg);
 }
 
-/* The program and kernels a sort of n keys with algo (AUTO or not) would use. */
+/* The program and kernels a sort of n keys with algo (AUTO or not) would use; narrow: with the
+ * widening and narrowing steps of narrow keys (of any width: the kernels are the same). */
 static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_algorithm algo,
-                        unsigned flags, size_t value_size)
+                        unsigned flags, size_t value_size, int narrow)
 {
     clsort__plan plan;
     clsort__plan_sort(ctx, n, 1, type, algo, flags, value_size, &plan);
     if (plan.empty)
         return CLSORT_OK;
+    plan.narrow_bits = narrow ? 16 : 0;
     prep_kernels pk = {ctx, NULL};
     int rc = clsort__get_program(ctx, plan.program, plan.index_bits, plan.options, &pk.prog);
     if (rc == CLSORT_OK)
@@ -579,7 +580,7 @@ static void add_size(uint64_t *sizes, int *nsizes, uint64_t n, uint64_t lo, uint
  * only once, upwards, between two such ends: the first and last size of every stretch between
  * ends cover every program. */
 static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_type type,
-                            unsigned flags, size_t value_size)
+                            unsigned flags, size_t value_size, int narrow)
 {
     uint64_t sizes[MAX_PREP_SIZES];
     int nsizes = 0;
@@ -603,9 +604,9 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
     for (int i = 0; i < nsizes && rc == CLSORT_OK; ++i) {
         /* AUTO's host path (a CPU device) needs no program at that size. */
         if ((flags & CLSORT_NO_HOST_FALLBACK) || sizes[i] > ctx->host_path_max)
-            rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size);
+            rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size, narrow);
         if (rc == CLSORT_OK)
-            rc = prepare_size(ctx, sizes[i], type, CLSORT_BITONIC, flags, value_size);
+            rc = prepare_size(ctx, sizes[i], type, CLSORT_BITONIC, flags, value_size, narrow);
     }
     return rc;
 }
@@ -703,9 +704,11 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
     /* What the sorts run on the device (api_narrow.c): narrow keys as 32-bit composites, or
      * 64-bit ones with their positions where stable; keys that CLSORT_NAN_LARGEST makes equal
      * with their positions where stable. */
+    int narrow = 0; /* widened on the device (narrow_device_sort) */
     if (clsort__type_narrow(type)) {
         const int pos = (flags & CLSORT_STABLE) &&
                         (value_size || clsort__type_collapses(type, flags));
+        narrow = !pos;
         type = pos ? CLSORT_U64 : CLSORT_U32;
         flags &= CLSORT_NO_HOST_FALLBACK;
     } else if ((flags & CLSORT_STABLE) && clsort__type_collapses(type, flags) && !value_size) {
@@ -735,8 +738,10 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                 max_n, kbytes > vbytes ? kbytes : vbytes, (unsigned long long)ctx->dev.max_alloc,
                 ctx->dev.name));
         CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type, flags & ~CLSORT_STABLE,
-                                       vs));
+                                       vs, narrow));
         CLSORT__CHECK(reserve_scratch(ctx, 0, kbytes));
+        if (narrow)
+            CLSORT__CHECK(reserve_scratch(ctx, CLSORT__SCRATCH_COMPOSED, kbytes));
         if (vs)
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
@@ -748,8 +753,8 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
 fail:
     if (rc == CLSORT_ERR_OUT_OF_MEMORY) {
         /* A buffer the driver could not back would fail every later sort that reuses it. */
-        for (int i = 0; i < 2; ++i)
-            if (ctx->scratch[i]) {
+        for (int i = 0; i < CLSORT__NSCRATCH; ++i)
+            if (ctx->scratch[i] && (i < 2 || i == CLSORT__SCRATCH_COMPOSED)) {
                 clReleaseMemObject(ctx->scratch[i]);
                 ctx->scratch[i] = NULL;
                 ctx->scratch_size[i] = 0;
