@@ -237,6 +237,13 @@ check "sort f16be matches the reference" same outle.bin ref.bin
 "$REF" sort f16 2 0 n <in.bin >ref.bin
 "$CLSORT" -t f16 --nan-largest -S 8K -T "$W" -s -o out.bin in.bin 2>err
 check "--nan-largest -s in runs, merged, matches the reference" same out.bin ref.bin
+"$REF" sort f16 2 0 rn <in.bin | head -c 200 >ref.bin
+"$CLSORT" -t f16 -r -s --nan-largest --top 100 -o out.bin in.bin 2>err
+check "--top 100 -r -s --nan-largest: the NaNs first, in input order" same out.bin ref.bin
+"$REF" sort f16 2 0 n <in.bin >a.sorted
+"$CLSORT" -t f16 -m --nan-largest -o out.bin a.sorted a.sorted 2>err
+check "-m --nan-largest accepts and merges inputs in that order" \
+    sh -c "'$CLSORT' -t f16 --nan-largest -c out.bin && test \$(wc -c <out.bin) -eq 80000"
 expect_err 2 "invalid type 'u8be'" "u8be is no type (one byte has no byte order)" \
     "$CLSORT" -t u8be in.bin
 
