@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int clsort__narrow_needed(clsort_type type, unsigned flags, int pairs)
+int clsort__narrow_needed(clsort_type type, unsigned flags)
 {
-    (void)pairs;
     return clsort__type_narrow(type) ||
            ((flags & CLSORT_STABLE) && clsort__type_collapses(type, flags));
 }

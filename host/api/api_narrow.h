@@ -11,9 +11,9 @@
 
 #include "core.h"
 
-/* 1 where a sort of type under flags (pairs: with values) goes through composites or positions:
- * narrow keys, or CLSORT_STABLE where CLSORT_NAN_LARGEST makes different bits equal. */
-int clsort__narrow_needed(clsort_type type, unsigned flags, int pairs);
+/* 1 where a sort of type under flags goes through composites or positions: narrow keys, or
+ * CLSORT_STABLE where CLSORT_NAN_LARGEST makes different bits equal (keys alone or pairs). */
+int clsort__narrow_needed(clsort_type type, unsigned flags);
 /* 1 where a top-k of type under flags ranks classes: narrow keys or CLSORT_NAN_LARGEST. */
 int clsort__narrow_topk_needed(clsort_type type, unsigned flags);
 

@@ -246,6 +246,29 @@ static int narrow_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
 }
 
 
+/* The host variant's checks of the segments' range: non-decreasing offsets, keys (and values)
+ * where there is something to sort, and sizes that can be addressed. */
+static int check_range(clsort_ctx *ctx, const char *fn, const void *keys, const void *values,
+                       size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type)
+{
+    for (size_t i = 0; i < nseg; ++i)
+        if (offsets[i + 1] < offsets[i])
+            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                                "%s: offsets decrease at %zu (%llu > %llu)", fn, i + 1,
+                                (unsigned long long)offsets[i],
+                                (unsigned long long)offsets[i + 1]);
+    const uint64_t total = offsets[nseg] - offsets[0];
+    if (total > 0 && !keys)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL", fn);
+    if (total > 0 && value_size && !values)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL", fn);
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    if (total > SIZE_MAX / (ks + vs) / 2 || offsets[nseg] > SIZE_MAX / (ks + vs))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
+                            fn, (unsigned long long)offsets[nseg]);
+    return CLSORT_OK;
+}
+
 /* Everything of the host variant that runs under the context's lock: checks, the host fallback
  * and the segments up to clsort__seg_large_max. *large_out receives that length when longer
  * remain for the caller, else 0. */
@@ -263,24 +286,12 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
                             fn, nseg);
     if (nseg == 0)
         return CLSORT_OK;
-    for (size_t i = 0; i < nseg; ++i)
-        if (offsets[i + 1] < offsets[i])
-            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
-                                "%s: offsets decrease at %zu (%llu > %llu)", fn, i + 1,
-                                (unsigned long long)offsets[i],
-                                (unsigned long long)offsets[i + 1]);
+    if ((rc = check_range(ctx, fn, keys, values, value_size, offsets, nseg, type)) != CLSORT_OK)
+        return rc;
     const uint64_t total = offsets[nseg] - offsets[0];
-    if (total > 0 && !keys)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL", fn);
-    if (total > 0 && value_size && !values)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL", fn);
     const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
-    if (total > SIZE_MAX / (ks + vs) / 2 || offsets[nseg] > SIZE_MAX / (ks + vs))
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
-                            fn, (unsigned long long)offsets[nseg]);
-    if (total > 1 && clsort__narrow_needed(type, flags, values != NULL))
-        return narrow_segments(ctx, keys, values, value_size, offsets, nseg, type, algo,
-                                       flags);
+    if (total > 1 && clsort__narrow_needed(type, flags))
+        return narrow_segments(ctx, keys, values, value_size, offsets, nseg, type, algo, flags);
     if (!values)
         flags &= ~CLSORT_STABLE; /* keys that compare equal have identical bits */
     unsigned char *k = keys, *v = values;
@@ -495,7 +506,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     }
     if (nseg == 0) /* nothing to sort */
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
-    if (clsort__narrow_needed(type, flags, values != NULL))
+    if (clsort__narrow_needed(type, flags))
         return narrow_segments_buffer(ctx, keys, values, value_size, offsets, nseg, cap,
                                               type, algo, flags, num_wait, wait, done);
     if (!values)

@@ -356,7 +356,7 @@ int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
     if (rc)
         return rc;
     /* Narrow keys, and CLSORT_STABLE where CLSORT_NAN_LARGEST makes different bits equal. */
-    if (n > 1 && clsort__narrow_needed(type, flags, 0))
+    if (n > 1 && clsort__narrow_needed(type, flags))
         return narrow_sort(ctx, keys, NULL, 0, n, 1, type, algo, flags);
     /* Otherwise keys that compare equal have identical bits (totalOrder for floats), so a
      * keys-only sort is stable by construction: CLSORT_STABLE needs no work here. */
@@ -428,7 +428,7 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
                         1, values != NULL);
     if (rc)
         return rc;
-    if (n > 1 && clsort__narrow_needed(type, flags, 1))
+    if (n > 1 && clsort__narrow_needed(type, flags))
         return narrow_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
     /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
     if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
@@ -453,7 +453,7 @@ int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t coun
                             "clsort_sort_batch: %zu arrays of %zu keys of %zu bytes cannot be "
                             "addressed",
                             count, n, ks);
-    if (n >= 2 && count > 0 && clsort__narrow_needed(type, flags, 0))
+    if (n >= 2 && count > 0 && clsort__narrow_needed(type, flags))
         return narrow_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
