@@ -232,10 +232,9 @@ CLSORT_API int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size
  *  without blocking. If `done` is not NULL it receives an event (release it with clReleaseEvent)
  *  that completes when the sort has. The buffers must belong to the context's OpenCL context and
  *  hold at least n keys / values. CLSORT_STABLE is not available here (CLSORT_ERR_UNSUPPORTED);
- *  the host fallback is never used. Keys of 1 and 2 bytes (and, in clsort_sort_segments_buffer
- *  and clsort_topk_buffer, CLSORT_NAN_LARGEST where it needs positions or ranks) go through host
- *  memory: the call then waits for the wait list, reads the buffers, sorts as the host-array
- *  call does, writes them back and returns with `done` complete. Errors as clsort_sort_pairs. */
+ *  the host fallback is never used. Keys of 1 and 2 bytes are widened into 4-byte composites in
+ *  the context's scratch memory (n * 4 bytes), sorted and narrowed back, all on the queue.
+ *  Errors as clsort_sort_pairs. */
 CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, clsort_type type, clsort_algorithm algo,
                                   unsigned flags, cl_uint num_wait, const cl_event *wait,
@@ -346,6 +345,9 @@ CLSORT_API int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, s
  *  sorts them (keys joined
  *  with positions; 8 + value_size bytes of scratch per element the buffers hold). The host
  *  fallback is never used.
+ *  Keys of 1 and 2 bytes, and CLSORT_STABLE with CLSORT_NAN_LARGEST on float keys, go through
+ *  host memory: the call waits for the wait list, reads the offsets and the range they cover,
+ *  sorts as clsort_sort_segments does, writes the range back and returns with `done` complete.
  *  Errors as clsort_sort_segments, plus CLSORT_ERR_INVALID_ARG for a bad wait list or an offsets
  *  buffer smaller than nseg + 1 entries, and CLSORT_ERR_UNSUPPORTED for buffers of more than 2^31
  *  keys. */
@@ -402,9 +404,11 @@ CLSORT_API int clsort_topk(clsort_ctx *ctx, const void *keys, const void *values
  *  output. `done` (if not NULL) receives an event that completes with the selection (release it
  *  with clReleaseEvent). The buffers must belong to the context's OpenCL context and hold at
  *  least rows * n (inputs) and rows * k (outputs) elements. The library's own temporary device
- *  buffers are released as soon as the work enqueued on them completes. Errors as clsort_topk,
- *  plus CLSORT_ERR_INVALID_ARG for a bad wait list or a buffer that is too small, all refused
- *  before anything is enqueued. */
+ *  buffers are released as soon as the work enqueued on them completes. Keys of 1 and 2 bytes,
+ *  and CLSORT_NAN_LARGEST on float keys, go through host memory: the call waits for the wait
+ *  list, reads the inputs, selects as clsort_topk does, writes the outputs and returns with
+ *  `done` complete. Errors as clsort_topk, plus CLSORT_ERR_INVALID_ARG for a bad wait list or a
+ *  buffer that is too small, all refused before anything is enqueued. */
 CLSORT_API int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
                                   cl_mem out_keys, cl_mem out_values, cl_uint num_wait,

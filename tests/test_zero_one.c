@@ -201,7 +201,8 @@ static unsigned random_zero_one(clsort_algorithm algo, unsigned flags, size_t ma
 /* The 0-1 principle for the narrow types and CLSORT_NAN_LARGEST: every 0/1 input of every
  * n up to max_n, where a 0 is a key of the low class and a 1 one of the high class, each in
  * several bit patterns (NAN_LARGEST: a 0 is +0 or -0 and a 1 a NaN of either sign and various
- * payloads, all of which must compare equal), sorted by one clsort_sort_batch per n; the output's
+ * payloads, all of which must compare equal; integers: their minimum and maximum), sorted by one
+ * clsort_sort_batch per n; the output's
  * classes must be the sorted 0/1 sequence. */
 static unsigned zero_one_types(unsigned max_n)
 {
@@ -224,12 +225,10 @@ static unsigned zero_one_types(unsigned max_n)
             if (nl) {
                 lo[i] = i & 1 ? sign : 0;
                 hi[i] = (i & 2 ? sign : 0) | exp_all | (i == 0 ? 1 : ((uint64_t)i << (t.mant - 2)) | i);
-            } else if (t.kind == CLSORT_KIND_INT) {
-                lo[i] = sign + (uint64_t)i;         /* the most negative values */
-                hi[i] = sign - 1 - (uint64_t)i;     /* the largest */
             } else {
-                lo[i] = (uint64_t)i;
-                hi[i] = (sign << 1) - 1 - (uint64_t)i;
+                /* Integers: equal keys have equal bits, so one spelling each, at the extremes. */
+                lo[i] = t.kind == CLSORT_KIND_INT ? sign : 0;
+                hi[i] = t.kind == CLSORT_KIND_INT ? sign - 1 : (sign << 1) - 1;
             }
         }
         for (size_t ni = 0; ni < sizeof networks / sizeof *networks; ++ni)
