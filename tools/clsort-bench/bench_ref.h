@@ -62,6 +62,12 @@ static inline uint64_t bench_order64(uint64_t bits, clsort_type type)
     const unsigned xf = bench_xf(type);
     return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, 64, bits, xf);
 }
+/* The same for a key of any width (the bits of a 1- or 2-byte key in the low bits). */
+static inline uint64_t bench_order_any(uint64_t bits, clsort_type type)
+{
+    const unsigned xf = bench_xf(type), w = (unsigned)clsort_type_size(type) * 8;
+    return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, w, bits, xf);
+}
 
 /* Fills `bytes` bytes (a multiple of 4) with uniformly random bits derived from `seed`. The bytes
  * depend on the seed alone, not on the number of threads that fill them. */
