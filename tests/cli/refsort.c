@@ -12,8 +12,9 @@
  *                              the records (drawn at random) get the key 12345 instead (integer
  *                              types: a skewed input without numpy, tests/test_multidev.sh)
  *   refsort msort RECORD [u] KEY...     < in > out   stable sort by several keys, KEY being
- *                              OFFSET:TYPE[:r] with TYPE as clsort takes it (u32 ... f64, or with
- *                              "be": big-endian); u: only the first record of equal keys
+ *                              OFFSET:TYPE[:r] with TYPE as clsort takes it (u32 ... f64, u8 ...
+ *                              bf16, or with "be": big-endian); u: only the first record of
+ *                              equal keys
  *   refsort swap TYPE                  < in > out   byte-swaps every key (little <-> big-endian)
  *   refsort bytes N SEED ALPHA         > out   N bytes, each drawn from the first ALPHA values of
  *                              a palette of edge bytes (0x00, 0xff, 0x80, 0x7f, ...; ALPHA 0: any
@@ -121,10 +122,10 @@ static uint64_t mkey_ordinal(const mkey *k, const unsigned char *rec)
         v = (v << 8) | rec[k->off + at];
     }
     const uint64_t sign = (uint64_t)1 << (k->size * 8 - 1);
-    const uint64_t all = k->size == 4 ? 0xffffffffu : ~(uint64_t)0;
+    const uint64_t all = k->size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (k->size * 8)) - 1;
     if (k->kind == 'i')
         v ^= sign;
-    else if (k->kind == 'f')
+    else if (k->kind == 'f' || k->kind == 'b')
         v = (v & sign) ? (~v & all) : (v | sign);
     return k->rev ? ~v : v;
 }
@@ -150,12 +151,14 @@ static int parse_mkey(const char *s, mkey *k)
 {
     char type[8] = { 0 }, rev[4] = { 0 };
     unsigned long off;
-    if (sscanf(s, "%lu:%7[a-z0-9]:%3s", &off, type, rev) < 2)
+    if (sscanf(s, "%lu:%7[a-z0-9]:%3s", &off, type, rev) < 2 || strlen(type) < 2)
         return -1;
     k->off = off;
     k->kind = type[0];
-    k->size = type[1] == '3' ? 4 : 8;
-    k->be = strlen(type) == 5;
+    k->be = strlen(type) > 3 && !strcmp(type + strlen(type) - 2, "be");
+    if (k->be)
+        type[strlen(type) - 2] = '\0';
+    k->size = (size_t)type_size(type);
     k->rev = rev[0] == 'r';
     return 0;
 }

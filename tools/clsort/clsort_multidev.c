@@ -637,11 +637,14 @@ static void *md_route_count(void *arg)
          * (as an ordinal: the sign bit flipped for signed types). */
         if (R == ks->key_size && !ks->big_endian && !ks->reverse &&
             (ks->type == CLSORT_U32 || ks->type == CLSORT_I32)) {
-            const uint32_t flip = ks->type == CLSORT_I32 ? 0x80000000u : 0;
+            /* Integers' ordinals are their bits xor a constant: the ordinal of 0 (the table's). */
+            const uint32_t flip = (uint32_t)cli_load_ordinal(ks->type, 4, 0, 0, 0,
+                                                             (const unsigned char *)"\0\0\0\0");
             MD_COUNT_LOOP(((uint64_t)(((const uint32_t *)(const void *)in)[i] ^ flip)))
         } else if (R == ks->key_size && !ks->big_endian && !ks->reverse &&
                    (ks->type == CLSORT_U64 || ks->type == CLSORT_I64)) {
-            const uint64_t flip = ks->type == CLSORT_I64 ? UINT64_C(0x8000000000000000) : 0;
+            const uint64_t flip = cli_load_ordinal(ks->type, 8, 0, 0, 0,
+                                                   (const unsigned char *)"\0\0\0\0\0\0\0\0");
             MD_COUNT_LOOP((((const uint64_t *)(const void *)in)[i] ^ flip))
         } else {
             MD_COUNT_LOOP(cli_key_ordinal(ks, in + i * R))
