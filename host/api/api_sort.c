@@ -270,6 +270,13 @@ static int narrow_device_sort(clsort_ctx *ctx, void *keys, void *values, size_t 
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     int rc = CLSORT_OK, touched = 0;
+    const size_t wbytes = n * 4, slot = CLSORT__SCRATCH_COMPOSED;
+    /* Buffers still to be made: a driver may abort where it cannot back them (transfer.h). */
+    CLSORT__CHECK(clsort__check_memory(
+        ctx, (kbytes > ctx->scratch_size[0] ? kbytes : 0) +
+                 (vbytes > ctx->scratch_size[1] ? vbytes : 0) +
+                 (wbytes > ctx->scratch_size[slot] ? wbytes : 0),
+        "the sort's device buffers"));
     CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, kbytes));
     if (values)
         CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, vbytes));
