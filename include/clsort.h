@@ -129,10 +129,11 @@ typedef enum clsort_algorithm {
 #define CLSORT_DESCENDING 1u
 /** Flag: keys that compare equal keep their input order (values travel with them). For keys
  *  alone this costs nothing (keys that compare equal have identical bits) unless
- *  CLSORT_NAN_LARGEST makes different bits equal. For pairs it costs
- *  extra work: the keys are sorted with their positions on the device, runs of equal keys are put
- *  back in input order on the host, and the values are moved by position (n * 8 + n * value_size
- *  bytes of host memory). */
+ *  CLSORT_NAN_LARGEST makes different bits equal. For pairs it costs extra work: the keys are
+ *  sorted with their positions on the device, runs of equal keys are put back in input order on
+ *  the host, and the values are moved by position (n * 8 + n * value_size bytes of host memory).
+ *  Keys of 1 and 2 bytes carry their positions inside 64-bit keys instead (up to 2^32 keys of
+ *  2 bytes, 2^48 of 1 byte). */
 #define CLSORT_STABLE 2u
 /** Flag: never sort on the host (neither the fallback for small inputs nor AUTO's host path);
  *  always run the device network. */
