@@ -12,10 +12,12 @@
  *
  * Link with -lclsort -lOpenCL.
  *
- * Order: integers sort numerically; floats sort by IEEE 754 totalOrder
- * (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, NaNs ordered by payload). Every output bit
- * pattern is an input bit pattern: NaN payloads and the sign of zero survive. CLSORT_DESCENDING gives
- * the exact reverse of that order. Sorts are not stable unless CLSORT_STABLE is given.
+ * Order: integers sort numerically; floats (f16, bf16, f32, f64) sort by IEEE 754 totalOrder
+ * (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN, NaNs ordered by payload), or with
+ * CLSORT_NAN_LARGEST in NumPy's order (every NaN equal to every other and above +inf, -0.0 equal
+ * to +0.0). Every output bit pattern is an input bit pattern: NaN payloads and the sign of zero
+ * survive. CLSORT_DESCENDING gives the exact reverse of that order. Sorts are not stable unless
+ * CLSORT_STABLE is given.
  *
  * Threads: calls on one context are serialised by a lock inside it, so sharing a context between
  * threads is safe but runs one sort at a time; for parallel sorts use one context per thread
@@ -89,14 +91,24 @@ CLSORT_API const char *clsort_status_name(int status);
 /* ---- Types --------------------------------------------------------------------------------- */
 typedef struct clsort_ctx clsort_ctx;
 
-/** Key types. All are native-endian, naturally sized (4 or 8 bytes). */
+/** Key types. All are native-endian, naturally sized (1, 2, 4 or 8 bytes). F16 is IEEE 754
+ *  binary16, BF16 bfloat16 (the top half of an f32); both are ordered as bit patterns, so they
+ *  need no half-precision support on the device (cl_khr_fp16). Keys of 1 and 2 bytes are sorted
+ *  as wider keys on the device (their order, then their bits), so they take the time of 32-bit
+ *  keys (64-bit ones for stable pairs) plus a widening pass. */
 typedef enum clsort_type {
     CLSORT_U32,
     CLSORT_I32,
     CLSORT_F32,
     CLSORT_U64,
     CLSORT_I64,
-    CLSORT_F64
+    CLSORT_F64,
+    CLSORT_U8,
+    CLSORT_I8,
+    CLSORT_U16,
+    CLSORT_I16,
+    CLSORT_F16,
+    CLSORT_BF16
 } clsort_type;
 
 /** Sorting networks. AUTO picks the fastest for the size and type on the context's device: a
@@ -116,19 +128,30 @@ typedef enum clsort_algorithm {
 /** Flag: sort in descending order (the exact reverse of ascending). */
 #define CLSORT_DESCENDING 1u
 /** Flag: keys that compare equal keep their input order (values travel with them). For keys
- *  alone this costs nothing: keys that compare equal have identical bits. For pairs it costs
- *  extra work: the keys are sorted with their positions on the device, runs of equal keys are put
- *  back in input order on the host, and the values are moved by position (n * 8 + n * value_size
- *  bytes of host memory). */
+ *  alone this costs nothing (keys that compare equal have identical bits) unless
+ *  CLSORT_NAN_LARGEST makes different bits equal. For pairs it costs extra work: the keys are
+ *  sorted with their positions on the device, runs of equal keys are put back in input order on
+ *  the host, and the values are moved by position (n * 8 + n * value_size bytes of host memory).
+ *  Keys of 1 and 2 bytes carry their positions inside 64-bit keys instead (up to 2^32 keys of
+ *  2 bytes, 2^48 of 1 byte). */
 #define CLSORT_STABLE 2u
 /** Flag: never sort on the host (neither the fallback for small inputs nor AUTO's host path);
  *  always run the device network. */
 #define CLSORT_NO_HOST_FALLBACK 4u
+/** Flag: NumPy's order for float keys (integer keys ignore it). Every NaN (either sign, any
+ *  payload) compares equal to every other NaN and greater than +inf, and -0.0 compares equal to
+ *  +0.0: ascending puts the NaNs last (numpy.sort), descending first (torch.sort with
+ *  descending=True). With CLSORT_STABLE keys that compare equal keep their input order, so that
+ *  stable pairs of keys and positions give exactly numpy.argsort(kind="stable"), and a stable
+ *  sort of keys alone keeps equal but different bit patterns (NaN payloads, zero signs) in input
+ *  order (that costs what stable pairs cost). Output keys are input bit patterns. Accepted by
+ *  every call that takes flags; clsort_topk with it ranks NaNs the largest keys (torch.topk). */
+#define CLSORT_NAN_LARGEST 8u
 
-/** Returns the size in bytes of one key of `type` (4 or 8), or 0 for an invalid type. */
+/** Returns the size in bytes of one key of `type` (1, 2, 4 or 8), or 0 for an invalid type. */
 CLSORT_API size_t clsort_type_size(clsort_type type);
-/** Returns "u32", "i32", "f32", "u64", "i64", "f64", or "unknown" for a value that is not a
- *  clsort_type (never NULL; static strings). */
+/** Returns "u32", "i32", "f32", "u64", "i64", "f64", "u8", "i8", "u16", "i16", "f16", "bf16",
+ *  or "unknown" for a value that is not a clsort_type (never NULL; static strings). */
 CLSORT_API const char *clsort_type_name(clsort_type type);
 /** Parses a type name as above; returns 0 and sets *type, or -1 if unknown. */
 CLSORT_API int clsort_type_parse(const char *name, clsort_type *type);
@@ -210,7 +233,9 @@ CLSORT_API int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size
  *  without blocking. If `done` is not NULL it receives an event (release it with clReleaseEvent)
  *  that completes when the sort has. The buffers must belong to the context's OpenCL context and
  *  hold at least n keys / values. CLSORT_STABLE is not available here (CLSORT_ERR_UNSUPPORTED);
- *  the host fallback is never used. Errors as clsort_sort_pairs. */
+ *  the host fallback is never used. Keys of 1 and 2 bytes are widened into 4-byte composites in
+ *  the context's scratch memory (n * 4 bytes), sorted and narrowed back, all on the queue.
+ *  Errors as clsort_sort_pairs. */
 CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, clsort_type type, clsort_algorithm algo,
                                   unsigned flags, cl_uint num_wait, const cl_event *wait,
@@ -321,6 +346,9 @@ CLSORT_API int clsort_sort_segments(clsort_ctx *ctx, void *keys, void *values, s
  *  sorts them (keys joined
  *  with positions; 8 + value_size bytes of scratch per element the buffers hold). The host
  *  fallback is never used.
+ *  Keys of 1 and 2 bytes, and CLSORT_STABLE with CLSORT_NAN_LARGEST on float keys, go through
+ *  host memory: the call waits for the wait list, reads the offsets and the range they cover,
+ *  sorts as clsort_sort_segments does, writes the range back and returns with `done` complete.
  *  Errors as clsort_sort_segments, plus CLSORT_ERR_INVALID_ARG for a bad wait list or an offsets
  *  buffer smaller than nseg + 1 entries, and CLSORT_ERR_UNSUPPORTED for buffers of more than 2^31
  *  keys. */
@@ -343,7 +371,10 @@ CLSORT_API int clsort_sort_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem 
  *  Ties: among keys that compare equal the one with the lower index in its row is selected and
  *  comes first, so the result is unique and equal to a stable sort of each row cut after k (in
  *  both directions). Every key type and the order of clsort_sort (floats by totalOrder: NaNs
- *  and -0.0 are ordered keys like any other, and every output bit pattern is an input one).
+ *  and -0.0 are ordered keys like any other, and every output bit pattern is an input one; with
+ *  CLSORT_NAN_LARGEST every NaN ranks as the largest key and equal to the others, -0.0 equal to
+ *  +0.0). Keys of 1 and 2 bytes, and CLSORT_NAN_LARGEST, select through the keys' ranks on the
+ *  host (a host pass over the keys, then the top-k of those ranks with their indices).
  *  Any 1 <= k <= n and any rows (rows == 0 succeeds at once; pointers may then be NULL).
  *  How: a bitonic top-k network on the device (docs/kernels.md, "Top-k"): each work-group sorts
  *  blocks of K = the power of two >= k in local memory and halves them, pair by pair, to the K
@@ -379,9 +410,11 @@ CLSORT_API int clsort_topk(clsort_ctx *ctx, const void *keys, const void *values
  *  output. `done` (if not NULL) receives an event that completes with the selection (release it
  *  with clReleaseEvent). The buffers must belong to the context's OpenCL context and hold at
  *  least rows * n (inputs) and rows * k (outputs) elements. The library's own temporary device
- *  buffers are released as soon as the work enqueued on them completes. Errors as clsort_topk,
- *  plus CLSORT_ERR_INVALID_ARG for a bad wait list or a buffer that is too small, all refused
- *  before anything is enqueued. */
+ *  buffers are released as soon as the work enqueued on them completes. Keys of 1 and 2 bytes,
+ *  and CLSORT_NAN_LARGEST on float keys, go through host memory: the call waits for the wait
+ *  list, reads the inputs, selects as clsort_topk does, writes the outputs and returns with
+ *  `done` complete. Errors as clsort_topk, plus CLSORT_ERR_INVALID_ARG for a bad wait list or a
+ *  buffer that is too small, all refused before anything is enqueued. */
 CLSORT_API int clsort_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
                                   cl_mem out_keys, cl_mem out_values, cl_uint num_wait,

@@ -71,32 +71,20 @@ typedef ulong idx_t;
 #endif
 
 /* The key transform, selected at run time by the kernel argument `xf` (uniform, so the branches
- * cost nothing measurable next to memory traffic, and one program serves all six key types and
- * both directions). to_order maps a key's bits to an unsigned integer whose order is the
- * documented order; from_order is its exact inverse, so output bits are input bits. */
-#define XF_SIGNED 1u    /* two's complement integer: flip the sign bit */
-#define XF_FLOAT 2u     /* IEEE 754: totalOrder, negative values reversed */
-#define XF_DESCEND 4u   /* descending: complement, the exact reverse of ascending */
+ * cost nothing measurable next to memory traffic, and one program serves every key type and both
+ * directions): CLSORT_XF_* and CLSORT_KT_TO_ORDER / CLSORT_KT_FROM_ORDER of key_types.h, the
+ * table every part of clsort reads. to_order maps a key's bits to an unsigned integer whose order
+ * is the documented order; from_order is its exact inverse, so output bits are input bits. */
+#define XF_SIGNED CLSORT_XF_SIGNED
+#define XF_FLOAT CLSORT_XF_FLOAT
+#define XF_DESCEND CLSORT_XF_DESCEND
 
-/* Branch-free, so that CPUs vectorise it: the masks depend only on the uniform xf, and the sign
- * test becomes an arithmetic mask. Float: sign set -> flip all bits, else flip the sign bit. */
 /* The bodies are macros over the key's type T, so that rows.cl applies the same transform to a
  * vector of keys (T key_row; the masks are scalars, widened to every lane), and over the scalar
  * type K of BITS bits, so that segmented.cl's 64-bit program applies it to 32-bit keys too
  * (order32, unorder32). */
-#define XF_MASKS_OF(K, BITS, xf)                                       \
-    const K fmask = ((xf) & XF_FLOAT) ? ~(K)0 : (K)0;                  \
-    const K smask = ((xf) & (XF_FLOAT | XF_SIGNED)) ? (K)1 << ((BITS) - 1) : (K)0; \
-    const K dmask = ((xf) & XF_DESCEND) ? ~(K)0 : (K)0
-#define TO_ORDER_OF(T, K, BITS, x, xf)                                 \
-    XF_MASKS_OF(K, BITS, xf);                                          \
-    const T neg = (T)0 - ((x) >> (K)((BITS) - 1)); /* all ones when the sign is set */ \
-    return (x) ^ ((neg & fmask) | smask) ^ dmask
-#define FROM_ORDER_OF(T, K, BITS, y, xf)                               \
-    XF_MASKS_OF(K, BITS, xf);                                          \
-    y ^= dmask;                                                        \
-    const T pos = (T)0 - ((~(y)) >> (K)((BITS) - 1)); /* all ones: top bit clear */ \
-    return (y) ^ ((pos & fmask) | smask)
+#define TO_ORDER_OF(T, K, BITS, x, xf) return CLSORT_KT_TO_ORDER(T, K, BITS, x, xf)
+#define FROM_ORDER_OF(T, K, BITS, y, xf) return CLSORT_KT_FROM_ORDER(T, K, BITS, y, xf)
 #define TO_ORDER_BODY(T, x, xf) TO_ORDER_OF(T, key_type, KEY_BITS, x, xf)
 #define FROM_ORDER_BODY(T, y, xf) FROM_ORDER_OF(T, key_type, KEY_BITS, y, xf)
 

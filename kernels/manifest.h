@@ -20,14 +20,15 @@
  * merge tile) and the odd-even merge's finish; each program leaves out the passes it never
  * launches, which saves PoCL seconds of compiling. */
 #define CLSORT_PARTS_BITONIC(P) \
-    P(manifest) P(common) P(rows) P(tile) P(bitonic_sort) P(bitonic_merge) P(bitonic_global) \
-    P(bitonic_wide)
-#define CLSORT_PARTS_ODD_EVEN_MERGE(P) P(manifest) P(common) P(rows) P(tile) P(oddeven_merge)
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_sort) P(bitonic_merge) P(bitonic_global) \
+    P(bitonic_wide) P(narrow)
+#define CLSORT_PARTS_ODD_EVEN_MERGE(P) \
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(oddeven_merge) P(narrow)
 #define CLSORT_PARTS_TRANSPOSITION(P) \
-    P(manifest) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition)
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(bitonic_merge) P(transposition) P(narrow)
 #define CLSORT_PARTS_SEGMENTED(P) \
-    P(manifest) P(common) P(rows) P(tile) P(segmented) P(seg_large)
-#define CLSORT_PARTS_TOPK(P) P(manifest) P(common) P(topk) P(topk_radix)
+    P(manifest) P(key_types) P(common) P(rows) P(tile) P(segmented) P(seg_large)
+#define CLSORT_PARTS_TOPK(P) P(manifest) P(key_types) P(common) P(topk) P(topk_radix)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
 #define CLSORT_PROGRAMS(X)                                                          \
     X(BITONIC, CLSORT_PARTS_BITONIC)                                                \
@@ -126,6 +127,11 @@
         __global uint *counts, __global ulong *state, __global key_type *ok,                  \
         __global tk_idx *oi, __global tk_val *ov, const ulong m, const ulong rows,            \
         const ulong k, const ulong chunk, const ulong chunks, const uint xf, const uint pass
+/* keys_widen / keys_narrow (narrow.cl): the run's 32-bit composites, the caller's keys of w bits
+ * (8 or 16), their count, and the keys' transform (values stay where they are). */
+#define CLSORT_ARGS_NARROW                                                                   \
+    __global key_type *restrict keys, __global uchar *restrict narrow, const idx_t n,       \
+        const uint xf, const uint w
 /* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
 #define CLSORT_NARGS_SORT1(vals) (4 + (vals))
 #define CLSORT_NARGS_SORT2(vals) (5 + (vals))
@@ -136,6 +142,7 @@
 #define CLSORT_NARGS_TOPK_TILE(vals) 19
 #define CLSORT_NARGS_TOPK_GLOBAL(vals) 7
 #define CLSORT_NARGS_TOPK_RADIX(vals) 15
+#define CLSORT_NARGS_NARROW(vals) 5
 
 /* ---- Launch shapes ----------------------------------------------------------------------------
  * TILE: exactly WG_SIZE work-items a group, a work-group a tile, or a work-item a tile where
@@ -214,6 +221,10 @@
     X(topk_radix_compact, CLSORT_IN_TOPK, TOPK_RADIX, TOPK_RADIX, ALWAYS)                     \
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
-    X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)
+    X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)                               \
+    X(keys_widen, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,     \
+      NARROW, GLOBAL, ALWAYS)                                                                 \
+    X(keys_narrow, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,    \
+      NARROW, GLOBAL, ALWAYS)
 
 #endif /* CLSORT_MANIFEST_H */

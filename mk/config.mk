@@ -66,11 +66,11 @@ DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy p
                python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev strace
 
 # The kernel parts; kernels/manifest.h says which programs concatenate which, in what order.
-KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
+KERNELS   = kernels/manifest.h kernels/key_types.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
             kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
             kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl kernels/seg_large.cl kernels/topk.cl \
-            kernels/topk_radix.cl
+            kernels/topk_radix.cl kernels/narrow.cl
 LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
 PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)

@@ -11,9 +11,9 @@ $(BUILD)/kernels_embedded.c: $(KERNELS) $(BUILD)/embed
 $(BUILD) $(BUILD)/obj $(BUILD)/pic $(BUILD)/tests:
 	mkdir -p $@
 
-$(BUILD)/obj/%.o: %.c $(HOST_HDRS) include/clsort.h kernels/manifest.h | $(BUILD)/obj
+$(BUILD)/obj/%.o: %.c $(HOST_HDRS) include/clsort.h kernels/manifest.h kernels/key_types.h | $(BUILD)/obj
 	$(CC) $(ALL_CFLAGS) $(HOST_INC) -c -o $@ $<
-$(BUILD)/pic/%.o: %.c $(HOST_HDRS) include/clsort.h kernels/manifest.h | $(BUILD)/pic
+$(BUILD)/pic/%.o: %.c $(HOST_HDRS) include/clsort.h kernels/manifest.h kernels/key_types.h | $(BUILD)/pic
 	$(CC) $(ALL_CFLAGS) $(HOST_INC) -fPIC -fvisibility=hidden -c -o $@ $<
 # The data directory compiled in is the last place the runtime looks for shipped configs.
 $(BUILD)/obj/config.o $(BUILD)/pic/config.o: ALL_CFLAGS += -DCLSORT_DATADIR='"$(CONFIGDIR)"'

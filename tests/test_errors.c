@@ -49,22 +49,28 @@ static void test_names(void)
         t_is_str(clsort_status_name(unknown[i]), "UNKNOWN", "clsort_status_name(%d)", unknown[i]);
     }
 
-    static const char *const tnames[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
-    for (int t = 0; t < 6; ++t) {
+    /* The contract's values, names and sizes, written out (not from the key-type table). */
+    static const char *const tnames[] = {"u32", "i32", "f32", "u64", "i64", "f64",
+                                         "u8",  "i8",  "u16", "i16", "f16", "bf16"};
+    static const int tsizes[] = {4, 4, 4, 8, 8, 8, 1, 1, 2, 2, 2, 2};
+    t_ok(CLSORT_U8 == 6 && CLSORT_I8 == 7 && CLSORT_U16 == 8 && CLSORT_I16 == 9 &&
+             CLSORT_F16 == 10 && CLSORT_BF16 == 11 && CLSORT_NAN_LARGEST == 8u,
+         "CLSORT_U8 .. CLSORT_BF16 are 6 .. 11, CLSORT_NAN_LARGEST is 8u");
+    for (int t = 0; t < 12; ++t) {
         clsort_type parsed = (clsort_type)99;
         t_is_str(clsort_type_name((clsort_type)t), tnames[t], "clsort_type_name(%d)", t);
-        t_is_int((long long)clsort_type_size((clsort_type)t), t < 3 ? 4 : 8,
+        t_is_int((long long)clsort_type_size((clsort_type)t), tsizes[t],
                  "clsort_type_size(%s)", tnames[t]);
         t_ok(clsort_type_parse(tnames[t], &parsed) == 0 && parsed == (clsort_type)t,
              "clsort_type_parse(\"%s\")", tnames[t]);
     }
-    t_is_str(clsort_type_name((clsort_type)6), "unknown", "clsort_type_name(6) is \"unknown\"");
+    t_is_str(clsort_type_name((clsort_type)12), "unknown", "clsort_type_name(12) is \"unknown\"");
     t_is_str(clsort_type_name((clsort_type)99), "unknown", "clsort_type_name(99) is \"unknown\"");
     t_is_str(clsort_type_name((clsort_type)-1), "unknown", "clsort_type_name(-1) is \"unknown\"");
-    t_is_int((long long)clsort_type_size((clsort_type)6), 0, "clsort_type_size of a bad type");
+    t_is_int((long long)clsort_type_size((clsort_type)12), 0, "clsort_type_size of a bad type");
     t_is_int((long long)clsort_type_size((clsort_type)-1), 0, "clsort_type_size((clsort_type)-1)");
     clsort_type tdummy = CLSORT_U32;
-    t_is_int(clsort_type_parse("u16", &tdummy), -1, "clsort_type_parse(\"u16\") fails");
+    t_is_int(clsort_type_parse("u24", &tdummy), -1, "clsort_type_parse(\"u24\") fails");
     t_is_int(clsort_type_parse("", &tdummy), -1, "clsort_type_parse(\"\") fails");
 
     static const char *const anames[] = {"auto", "bitonic", "odd-even-merge",
@@ -163,7 +169,7 @@ static void test_sort_args(void)
 
     EXPECT_INVALID(clsort_sort(NULL, keys, N, CLSORT_U64, bit, 0), "clsort_sort with NULL ctx");
     EXPECT_INVALID(clsort_sort(ctx, NULL, N, CLSORT_U64, bit, 0), "clsort_sort with NULL keys");
-    EXPECT_INVALID(clsort_sort(ctx, keys, N, (clsort_type)6, bit, 0), "clsort_sort, type 6");
+    EXPECT_INVALID(clsort_sort(ctx, keys, N, (clsort_type)12, bit, 0), "clsort_sort, type 12");
     t_ok(*clsort_last_error(ctx) != 0, "clsort_last_error is set after a failure: \"%s\"",
          clsort_last_error(ctx));
     EXPECT_INVALID(clsort_sort(ctx, keys, N, (clsort_type)-1, bit, 0), "clsort_sort, type -1");
@@ -171,10 +177,10 @@ static void test_sort_args(void)
                    "clsort_sort, algorithm 4");
     EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, (clsort_algorithm)-1, 0),
                    "clsort_sort, algorithm -1");
-    EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, bit, 8), "clsort_sort, flag 8");
+    EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, bit, 16), "clsort_sort, flag 16");
     EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, bit, CLSORT_DESCENDING | 0x80000000u),
                    "clsort_sort, flag bit 31");
-    EXPECT_INVALID(clsort_sort(ctx, keys, 1, CLSORT_U64, bit, 16), "clsort_sort, n 1, flag 16");
+    EXPECT_INVALID(clsort_sort(ctx, keys, 1, CLSORT_U64, bit, 32), "clsort_sort, n 1, flag 32");
 
     t_is_status(clsort_sort(ctx, NULL, 0, CLSORT_U32, bit, nf), CLSORT_OK,
                 "clsort_sort with NULL keys and n 0");
@@ -196,8 +202,8 @@ static void test_sort_args(void)
     for (size_t i = 0; i < sizeof bad_vsize / sizeof *bad_vsize; ++i)
         EXPECT_INVALID(clsort_sort_pairs(ctx, keys, vals, bad_vsize[i], N, CLSORT_U64, bit, 0),
                        "clsort_sort_pairs, value_size %zu", bad_vsize[i]);
-    EXPECT_INVALID(clsort_sort_pairs(ctx, keys, vals, 8, N, (clsort_type)7, bit, 0),
-                   "clsort_sort_pairs, type 7");
+    EXPECT_INVALID(clsort_sort_pairs(ctx, keys, vals, 8, N, (clsort_type)13, bit, 0),
+                   "clsort_sort_pairs, type 13");
     EXPECT_INVALID(clsort_sort_pairs(ctx, keys, vals, 8, N, CLSORT_U64, (clsort_algorithm)9, 0),
                    "clsort_sort_pairs, algorithm 9");
     EXPECT_INVALID(clsort_sort_pairs(ctx, keys, vals, 8, N, CLSORT_U64, bit, 64),
@@ -214,12 +220,12 @@ static void test_sort_args(void)
                    "clsort_sort_batch with NULL ctx");
     EXPECT_INVALID(clsort_sort_batch(ctx, NULL, 10, 10, CLSORT_U64, bit, 0),
                    "clsort_sort_batch with NULL keys");
-    EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, (clsort_type)6, bit, 0),
+    EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, (clsort_type)12, bit, 0),
                    "clsort_sort_batch, type 6");
     EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, (clsort_algorithm)4, 0),
                    "clsort_sort_batch, algorithm 4");
-    EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, bit, 8),
-                   "clsort_sort_batch, flag 8");
+    EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, bit, 16),
+                   "clsort_sort_batch, flag 16");
     reset_data();
     t_is_status(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, bit, CLSORT_STABLE),
                 CLSORT_ERR_UNSUPPORTED, "clsort_sort_batch with CLSORT_STABLE is unsupported");
@@ -245,7 +251,7 @@ static void test_sort_args(void)
                 "clsort_get_params with NULL params");
     t_is_status(clsort_get_params(ctx, CLSORT_AUTO, CLSORT_U32, 0, &p), CLSORT_ERR_INVALID_ARG,
                 "clsort_get_params for AUTO");
-    t_is_status(clsort_get_params(ctx, bit, (clsort_type)6, 0, &p), CLSORT_ERR_INVALID_ARG,
+    t_is_status(clsort_get_params(ctx, bit, (clsort_type)12, 0, &p), CLSORT_ERR_INVALID_ARG,
                 "clsort_get_params, type 6");
     t_is_status(clsort_get_params(ctx, bit, CLSORT_U32, 3, &p), CLSORT_ERR_INVALID_ARG,
                 "clsort_get_params, value_size 3");
@@ -262,7 +268,7 @@ static void test_sort_args(void)
 /* Makes clsort_last_error hold a known, unrelated text: a sort with a bad type. */
 static void stale_error(void)
 {
-    clsort_sort(ctx, keys, N, (clsort_type)6, CLSORT_BITONIC, 0);
+    clsort_sort(ctx, keys, N, (clsort_type)12, CLSORT_BITONIC, 0);
 }
 
 /* A call with a NULL (or too small) output argument on a real context fails and records its
@@ -388,7 +394,7 @@ static void test_params(void)
                     "clsort_set_params with NULL params");
         t_is_status(clsort_set_params(ctx, CLSORT_AUTO, CLSORT_U32, 0, &def),
                     CLSORT_ERR_INVALID_ARG, "clsort_set_params for AUTO");
-        t_is_status(clsort_set_params(ctx, algo, (clsort_type)6, 0, &def), CLSORT_ERR_INVALID_ARG,
+        t_is_status(clsort_set_params(ctx, algo, (clsort_type)12, 0, &def), CLSORT_ERR_INVALID_ARG,
                     "clsort_set_params, type 6");
         t_is_status(clsort_set_params(ctx, algo, CLSORT_U32, 2, &def), CLSORT_ERR_INVALID_ARG,
                     "clsort_set_params, value_size 2");

@@ -50,7 +50,7 @@ gen() { # gen FILE TYPE RECORD OFFSET N [DISTINCT]
     gen_seq=$((gen_seq + 1))
     "$REF" gen "$2" "$3" "$4" "$5" $((SEED + gen_seq)) "${6:-0}" >"$1"
 }
-ksize() { case $1 in *32*) echo 4 ;; *) echo 8 ;; esac; }
+ksize() { case $1 in *8|*8be) echo 1 ;; *16*) echo 2 ;; *32*) echo 4 ;; *) echo 8 ;; esac; }
 # split_sorted FILE RECORD K PREFIX SORTCMD...: cuts FILE into K consecutive parts of whole
 # records (the last part takes the rest; parts may be empty) and sorts each with SORTCMD.
 split_sorted() {
@@ -107,7 +107,7 @@ done
 if [ -z "$(ls -A tmp)" ]; then pass "no run left under TMPDIR"; else fail "no run left under TMPDIR"; fi
 
 # ---- Runs: every key type, both directions and byte orders, duplicates across runs --------------------
-for t in u32 i32 f32 u64 i64 f64; do
+for t in u32 i32 f32 u64 i64 f64 i16 f16 bf16; do
     k=$(ksize $t)
     gen t.bin $t "$k" 0 6000 300
     for dir in "" r; do
@@ -190,7 +190,7 @@ if [ -w /dev/full ]; then
 fi
 
 # -m: every type, both directions; duplicates across files with -u and tie-breaking keys.
-for t in u32 i32 f32 u64 i64 f64 u32be f64be; do
+for t in u32 i32 f32 u64 i64 f64 u32be f64be u8 f16 bf16be; do
     k=$(ksize $t)
     gen t.bin "${t%be}" 20 3 6000 30
     for dir in "" r; do

@@ -55,8 +55,8 @@ else fail "unknown device in a list: status 4, no output (got $rc)"; fi
 
 # ---- Key ranges (issue 28): each device sorts the records of its key range, written in place ----
 # Every key type both ways, against the reference and against one device with -s.
-for t in u32 i32 f32 u64 i64 f64 u32be i64be f64be; do
-    base=${t%be}; sz=4; case $base in *64) sz=8 ;; esac
+for t in u32 i32 f32 u64 i64 f64 u32be i64be f64be u8 i16 f16be; do
+    base=${t%be}; sz=4; case $base in *8) sz=1 ;; *16) sz=2 ;; *64) sz=8 ;; esac
     "$REF" gen "$base" "$sz" 0 120000 $((SEED + 7)) 0 >"$W/t.bin"
     for r in "" r; do
         if [ "$base" != "$t" ]; then

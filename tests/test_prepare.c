@@ -46,6 +46,10 @@ static void test_first_sort_builds_nothing(void)
         {CLSORT_F32, 0, CLSORT_DESCENDING | CLSORT_NO_HOST_FALLBACK, 100000},
         {CLSORT_U64, 4, 0, 70000},
         {CLSORT_I32, 8, CLSORT_STABLE, 50000},
+        /* Narrow keys: widened on the device (unstable), or as 64-bit composites with their
+         * positions (stable pairs). */
+        {CLSORT_U16, 0, CLSORT_NO_HOST_FALLBACK, 100000},
+        {CLSORT_F16, 4, CLSORT_STABLE, 50000},
     };
     for (size_t k = 0; k < sizeof kinds / sizeof *kinds; ++k) {
         const kind *c = &kinds[k];

@@ -294,13 +294,13 @@ static void test_buffer_errors(void)
     t_is_status(job_enqueue(&j, 0, NULL, &done), CLSORT_ERR_INVALID_ARG,
                 "clsort_sort_buffer with value_size 3");
     j.vsize = 4;
-    j.type = (clsort_type)6;
+    j.type = (clsort_type)12;
     t_is_status(job_enqueue(&j, 0, NULL, &done), CLSORT_ERR_INVALID_ARG,
-                "clsort_sort_buffer with type 6");
+                "clsort_sort_buffer with type 12");
     j.type = CLSORT_U32;
-    j.flags = 8;
+    j.flags = 16;
     t_is_status(job_enqueue(&j, 0, NULL, &done), CLSORT_ERR_INVALID_ARG,
-                "clsort_sort_buffer with flag 8");
+                "clsort_sort_buffer with flag 16");
     j.flags = 0;
     const int rc = job_enqueue(&j, 2, NULL, &done);
     t_ok(rc != CLSORT_OK, "clsort_sort_buffer with num_wait 2 and no wait list fails (%s)",

@@ -361,6 +361,110 @@ static void garbage_case(clsort_ctx *ctx, cl_context clc, cl_command_queue q, un
     free(off);
 }
 
+/* The narrow key types and CLSORT_NAN_LARGEST: segments of mixed lengths (empty, tiny, a
+ * tile, longer), keys alone and pairs of positions, stable and not, on host arrays and through
+ * clsort_sort_segments_buffer, each segment against t_ref_stable. Lean: a handful of cases a
+ * type. */
+static void new_types(clsort_ctx *ctx, int fp64)
+{
+    static const clsort_type types[] = {CLSORT_U8, CLSORT_I16, CLSORT_F16, CLSORT_BF16,
+                                        CLSORT_F32, CLSORT_F64};
+    static const unsigned lens[] = {0, 1, 5, 31, 64, 300, 0, 2, 4100, 17};
+    enum { NSEG = sizeof lens / sizeof *lens };
+    uint64_t off[NSEG + 1];
+    off[0] = 2; /* two keys before the first segment stay out */
+    for (int i = 0; i < NSEG; ++i)
+        off[i + 1] = off[i] + lens[i];
+    const size_t total = off[NSEG] + 3;
+    unsigned char *in = t_xmalloc(total * 8), *got = t_xmalloc(total * 8),
+                  *want = t_xmalloc(total * 8);
+    uint64_t *vals = t_xmalloc(total * 8), *perm = t_xmalloc(total * 8);
+    cl_command_queue q = clsort_get_queue(ctx);
+    cl_context cc;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cc, &cc, NULL);
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
+        const clsort_type type = types[ti];
+        if (type == CLSORT_F64 && !fp64)
+            continue;
+        const size_t ks = t_size(type);
+        unsigned cases = 0, failed = 0;
+        for (unsigned v = 0; v < 16; ++v) {
+            const unsigned flags = (v & 1 ? CLSORT_DESCENDING : 0) |
+                                   (v & 2 ? CLSORT_NAN_LARGEST : 0) |
+                                   (v & 4 ? CLSORT_STABLE : 0);
+            const int pairs = (v & 8) != 0;
+            const clsort_algorithm algo = v & 1 ? CLSORT_BITONIC : CLSORT_AUTO;
+            t_rng r = t_rng_for(ti, v, total, 61);
+            t_fill(type, v & 2 ? T_SPECIAL : T_FEW, in, total, &r);
+            for (int buffer = 0; buffer < 2; ++buffer) {
+                memcpy(got, in, total * ks);
+                for (size_t i = 0; i < total; ++i)
+                    vals[i] = i;
+                int rc;
+                if (!buffer) {
+                    rc = clsort_sort_segments(ctx, got, pairs ? vals : NULL, pairs ? 8 : 0, off,
+                                              NSEG, type, algo, flags);
+                } else {
+                    cl_int err;
+                    cl_mem kb = clCreateBuffer(cc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                               total * ks, got, &err);
+                    cl_mem vb = clCreateBuffer(cc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                               total * 8, vals, &err);
+                    cl_mem ob = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                               sizeof off, off, &err);
+                    cl_event done = NULL;
+                    rc = clsort_sort_segments_buffer(ctx, kb, pairs ? vb : NULL, pairs ? 8 : 0,
+                                                     ob, NSEG, type, algo, flags, 0, NULL, &done);
+                    if (done) {
+                        clWaitForEvents(1, &done);
+                        clReleaseEvent(done);
+                    }
+                    clEnqueueReadBuffer(q, kb, CL_TRUE, 0, total * ks, got, 0, NULL, NULL);
+                    clEnqueueReadBuffer(q, vb, CL_TRUE, 0, total * 8, vals, 0, NULL, NULL);
+                    clReleaseMemObject(kb);
+                    clReleaseMemObject(vb);
+                    clReleaseMemObject(ob);
+                }
+                int ok = rc == CLSORT_OK &&
+                         !memcmp(got, in, off[0] * ks) &&
+                         !memcmp(got + off[NSEG] * ks, in + off[NSEG] * ks, 3 * ks);
+                for (int sgi = 0; ok && sgi < NSEG; ++sgi) {
+                    const size_t a = off[sgi], n = lens[sgi];
+                    memcpy(want + a * ks, in + a * ks, n * ks);
+                    t_ref_stable(type, want + a * ks, n, flags, perm + a);
+                    for (size_t i = 0; i < n; ++i)
+                        perm[a + i] += a;
+                    if (pairs) {
+                        uint64_t *sv = vals + a;
+                        for (size_t i = 0; i < n; ++i)
+                            sv[i] -= a; /* positions within the segment */
+                        for (size_t i = 0; i < n; ++i)
+                            perm[a + i] -= a;
+                        ok = t_check_pairs(type, in + a * ks, got + a * ks, sv, 1, want + a * ks,
+                                           perm + a, n, flags);
+                    } else {
+                        ok = t_check_order(type, in + a * ks, got + a * ks, want + a * ks, n,
+                                           flags) == n;
+                    }
+                }
+                ++cases;
+                if (!ok && failed++ < 4)
+                    t_diag("%s %s flags %u %s: rc %d %s", t_type_name(type),
+                           buffer ? "buffer" : "host", flags, pairs ? "pairs" : "keys", rc,
+                           rc ? clsort_last_error(ctx) : "wrong result");
+            }
+        }
+        t_ok(!failed, "%s segments: keys and pairs, both directions, with and without "
+                      "CLSORT_NAN_LARGEST and CLSORT_STABLE, host arrays and buffers (%u cases)",
+             t_type_name(type), cases);
+    }
+    free(in);
+    free(got);
+    free(want);
+    free(vals);
+    free(perm);
+}
+
 int main(void)
 {
     t_init("test_segments");
@@ -369,6 +473,7 @@ int main(void)
     clsort_ctx *ctx = t_create_ctx();
     clsort_device_info info;
     clsort_get_device_info(ctx, &info);
+    new_types(ctx, info.has_fp64);
 
     /* nseg == 0, NULL pointers allowed. */
     t_is_status(clsort_sort_segments(ctx, NULL, NULL, 0, NULL, 0, CLSORT_U32, CLSORT_AUTO, 0),

@@ -247,6 +247,112 @@ static void test_pow2(clsort_type type, clsort_algorithm algo, unsigned flags, u
 }
 
 /* Every distribution at a few sizes, sorted by the library's own choice (host fallback allowed). */
+/* The narrow key types and CLSORT_NAN_LARGEST: a few sizes and distributions for each network,
+ * both directions, with and without the flag (and stable, which keeps NaN payloads and zero signs
+ * in input order), against t_ref_stable; the same keys through clsort_sort_buffer (unstable)
+ * and clsort_sort_batch. Lean: the full matrix above runs the 32- and 64-bit types. */
+static void sort_buffer_case(clsort_type type, clsort_algorithm algo, unsigned flags, void *keys,
+                             size_t n, int *rc)
+{
+    cl_command_queue q = clsort_get_queue(ctx);
+    cl_context cc;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cc, &cc, NULL);
+    cl_int err;
+    const size_t bytes = n * t_size(type);
+    cl_mem m = clCreateBuffer(cc, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, keys, &err);
+    if (err != CL_SUCCESS)
+        t_bail("clCreateBuffer: %d", err);
+    cl_event done = NULL;
+    *rc = clsort_sort_buffer(ctx, m, NULL, 0, n, type, algo, flags, 0, NULL, &done);
+    if (done) {
+        clWaitForEvents(1, &done);
+        clReleaseEvent(done);
+    }
+    clEnqueueReadBuffer(q, m, CL_TRUE, 0, bytes, keys, 0, NULL, NULL);
+    clReleaseMemObject(m);
+}
+
+static int algo_slow(clsort_algorithm algo)
+{
+    return algo == CLSORT_ODD_EVEN_TRANSPOSITION;
+}
+
+static void test_new_types(int fp64)
+{
+    static const clsort_type types[] = {CLSORT_U8,  CLSORT_I8,   CLSORT_U16, CLSORT_I16,
+                                        CLSORT_F16, CLSORT_BF16, CLSORT_F32, CLSORT_F64};
+    static const size_t sizes[] = {2, 33, 1000, 4097, 70001};
+    const size_t nsizes = level == 0 ? 4 : 5, maxn = 70001 * 3;
+    unsigned char *in = t_xmalloc(maxn * 8), *got = t_xmalloc(maxn * 8),
+                  *want = t_xmalloc(maxn * 8);
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
+        const clsort_type type = types[ti];
+        if (type == CLSORT_F64 && !fp64)
+            continue;
+        const int fl = t_is_float(type);
+        unsigned cases = 0, failed = 0;
+        for (unsigned ai = 0; ai < T_NALGOS; ++ai)
+            for (unsigned v = 0; v < 6; ++v) {
+                const unsigned flags = CLSORT_NO_HOST_FALLBACK |
+                                       (v & 1 ? CLSORT_DESCENDING : 0) |
+                                       (v >= 2 ? CLSORT_NAN_LARGEST : 0) |
+                                       (v >= 4 ? CLSORT_STABLE : 0);
+                if (!fl && (v == 2 || v == 3))
+                    continue; /* integers ignore the flag: v 4, 5 run it once */
+                for (size_t si = 0; si < nsizes; ++si) {
+                    const size_t n = sizes[si];
+                    if (algo_slow(t_algos[ai]) && n > 5000)
+                        continue;
+                    t_rng r = t_rng_for(ti, ai * 8 + v, n, 77);
+                    t_fill(type, si & 1 ? T_SPECIAL : si == 2 ? T_FEW : T_RANDOM, in, n, &r);
+                    memcpy(want, in, n * t_size(type));
+                    t_ref_stable(type, want, n, flags, NULL);
+                    memcpy(got, in, n * t_size(type));
+                    int rc = clsort_sort(ctx, got, n, type, t_algos[ai], flags);
+                    size_t at = rc == CLSORT_OK ? t_check_order(type, in, got, want, n, flags) : 0;
+                    cases++;
+                    if (at != n && failed++ < MAX_SHOWN)
+                        t_diag("clsort_sort %s %s flags %u n %zu: rc %d, first difference at %zu",
+                               t_type_name(type), t_algo_name(t_algos[ai]), flags, n, rc, at);
+                    if (flags & CLSORT_STABLE)
+                        continue;
+                    memcpy(got, in, n * t_size(type));
+                    sort_buffer_case(type, t_algos[ai], flags, got, n, &rc);
+                    at = rc == CLSORT_OK ? t_check_order(type, in, got, want, n, flags) : 0;
+                    cases++;
+                    if (at != n && failed++ < MAX_SHOWN)
+                        t_diag("clsort_sort_buffer %s %s flags %u n %zu: rc %d, first difference "
+                               "at %zu",
+                               t_type_name(type), t_algo_name(t_algos[ai]), flags, n, rc, at);
+                }
+            }
+        /* A batch of three arrays. */
+        const size_t n = 1000;
+        t_rng r = t_rng_for(ti, 99, n, 78);
+        t_fill(type, T_SPECIAL, in, 3 * n, &r);
+        memcpy(got, in, 3 * n * t_size(type));
+        const unsigned bflags = CLSORT_NO_HOST_FALLBACK | CLSORT_NAN_LARGEST | CLSORT_DESCENDING;
+        int rc = clsort_sort_batch(ctx, got, n, 3, type, CLSORT_BITONIC, bflags);
+        for (size_t b = 0; b < 3; ++b) {
+            const size_t off = b * n * t_size(type);
+            memcpy(want + off, in + off, n * t_size(type));
+            t_ref_stable(type, want + off, n, bflags, NULL);
+            cases++;
+            if (rc != CLSORT_OK ||
+                t_check_order(type, in + off, got + off, want + off, n, bflags) != n)
+                if (failed++ < MAX_SHOWN)
+                    t_diag("clsort_sort_batch %s array %zu: rc %d", t_type_name(type), b, rc);
+        }
+        t_ok(!failed, "%s: every network, both directions, with and without CLSORT_NAN_LARGEST "
+                      "and CLSORT_STABLE, clsort_sort_buffer and clsort_sort_batch (%u cases, "
+                      "%u failed)",
+             t_type_name(type), cases, failed);
+    }
+    free(in);
+    free(got);
+    free(want);
+}
+
 static void test_with_fallback(clsort_type type)
 {
     static const size_t sizes[] = {0, 1, 2, 3, 5, 16, 17, 100, 255, 1000, 4097, 70000};
@@ -327,6 +433,7 @@ int main(void)
     const unsigned nf = CLSORT_NO_HOST_FALLBACK;
     /* Largest power of two for the fast networks: 2^22 (4M keys) by default. */
     big_log2 = level >= 2 ? 23 : level == 1 ? 22 : 18;
+    test_new_types(fp64);
 
     for (unsigned ti = 0; ti < T_NTYPES; ++ti) {
         const clsort_type type = t_types[ti];

@@ -196,6 +196,65 @@ static void test_stable(clsort_type type, size_t vsize, clsort_algorithm algo, u
     report(&g, type, vsize, t_algo_name(algo), flags, "equal-key runs keep input order");
 }
 
+/* The narrow key types and CLSORT_NAN_LARGEST with values: stable pairs are
+ * numpy.argsort(kind="stable") (t_ref_stable's positions), unstable ones keep each value with
+ * its key. A few sizes, 4- and 8-byte values, two networks and AUTO. */
+static void test_new_types(int fp64)
+{
+    static const clsort_type types[] = {CLSORT_U8,  CLSORT_I8,   CLSORT_U16, CLSORT_I16,
+                                        CLSORT_F16, CLSORT_BF16, CLSORT_F32, CLSORT_F64};
+    static const size_t sizes[] = {3, 100, 5000, 70001};
+    static const clsort_algorithm algos[] = {CLSORT_AUTO, CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE};
+    const size_t nsizes = level == 0 ? 3 : 4, maxn = 70001;
+    unsigned char *in = t_xmalloc(maxn * 8), *got = t_xmalloc(maxn * 8), *want = t_xmalloc(maxn * 8);
+    uint64_t *perm = t_xmalloc(maxn * 8), *vals = t_xmalloc(maxn * 8);
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
+        const clsort_type type = types[ti];
+        if (type == CLSORT_F64 && !fp64)
+            continue;
+        unsigned cases = 0, failed = 0;
+        for (size_t ai = 0; ai < sizeof algos / sizeof *algos; ++ai)
+            for (unsigned v = 0; v < 8; ++v) {
+                const unsigned flags = (v & 1 ? CLSORT_DESCENDING : 0) |
+                                       (v & 2 ? CLSORT_NAN_LARGEST : 0) |
+                                       (v & 4 ? CLSORT_STABLE : 0) |
+                                       (ai ? CLSORT_NO_HOST_FALLBACK : 0);
+                const int wide = (v + ai) & 1;
+                for (size_t si = 0; si < nsizes; ++si) {
+                    const size_t n = sizes[si];
+                    t_rng r = t_rng_for(ti, ai * 8 + v, n, 91);
+                    t_fill(type, si & 1 ? T_SPECIAL : T_FEW, in, n, &r);
+                    memcpy(want, in, n * t_size(type));
+                    t_ref_stable(type, want, n, flags, perm);
+                    memcpy(got, in, n * t_size(type));
+                    for (size_t i = 0; i < n; ++i) {
+                        if (wide)
+                            vals[i] = i;
+                        else
+                            ((uint32_t *)(void *)vals)[i] = (uint32_t)i;
+                    }
+                    const int rc = clsort_sort_pairs(ctx, got, vals, wide ? 8 : 4, n, type,
+                                                     algos[ai], flags);
+                    ++cases;
+                    if ((rc != CLSORT_OK ||
+                         !t_check_pairs(type, in, got, vals, wide, want, perm, n, flags)) &&
+                        failed++ < 4)
+                        t_diag("%s %s flags %u n %zu values %d: rc %d %s", t_type_name(type),
+                               t_algo_name(algos[ai]), flags, n, wide ? 8 : 4, rc,
+                               rc ? clsort_last_error(ctx) : "wrong result");
+                }
+            }
+        t_ok(!failed, "%s pairs: both directions, with and without CLSORT_NAN_LARGEST and "
+                      "CLSORT_STABLE (stable: numpy.argsort's order) (%u cases, %u failed)",
+             t_type_name(type), cases, failed);
+    }
+    free(in);
+    free(got);
+    free(want);
+    free(perm);
+    free(vals);
+}
+
 int main(void)
 {
     t_init("test_sort_pairs");
@@ -204,6 +263,7 @@ int main(void)
     clsort_device_info info;
     const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
     const unsigned nf = CLSORT_NO_HOST_FALLBACK;
+    test_new_types(fp64);
     /* Values travel the same way whatever the key's type (the type only selects the key's bit
      * transform, which test_sort_keys covers): u32, u64 and f64 keys get the most sizes, i32,
      * f32 and i64 keys a lighter set. */

@@ -259,11 +259,88 @@ static void errors(void)
     clReleaseMemObject(small);
 }
 
+/* The narrow key types and CLSORT_NAN_LARGEST (NaNs the largest keys, as torch.topk): each row's
+ * result is its stable sort cut after k (t_ref_stable), indices included, in both directions, on
+ * host arrays and through clsort_topk_buffer. */
+static void new_types(void)
+{
+    static const clsort_type types[] = {CLSORT_U8,   CLSORT_I8,  CLSORT_U16, CLSORT_I16,
+                                        CLSORT_F16,  CLSORT_BF16, CLSORT_F32, CLSORT_F64};
+    static const size_t shapes[][3] = {{3, 1000, 37}, {2, 5000, 8}, {1, 50, 50}};
+    clsort_device_info info;
+    const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
+    cl_command_queue q = clsort_get_queue(ctx);
+    cl_context cc;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cc, &cc, NULL);
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
+        const clsort_type type = types[ti];
+        if (type == CLSORT_F64 && !fp64)
+            continue;
+        const size_t ks = t_size(type);
+        unsigned cases = 0, failed = 0;
+        for (size_t si = 0; si < sizeof shapes / sizeof *shapes; ++si)
+            for (unsigned v = 0; v < 8; ++v) {
+                const size_t rows = shapes[si][0], n = shapes[si][1], k = shapes[si][2];
+                const unsigned flags = (v & 1 ? CLSORT_DESCENDING : 0) |
+                                       (v & 2 ? CLSORT_NAN_LARGEST : 0);
+                const int buffer = (v & 4) != 0;
+                unsigned char *in = t_xmalloc(rows * n * ks), *want = t_xmalloc(rows * n * ks);
+                unsigned char *out = t_xmalloc(rows * k * ks);
+                uint64_t *perm = t_xmalloc(rows * n * 8), *idx = t_xmalloc(rows * k * 8);
+                t_rng r = t_rng_for(ti, si, v, 53);
+                t_fill(type, v & 2 ? T_SPECIAL : T_FEW, in, rows * n, &r);
+                memcpy(want, in, rows * n * ks);
+                for (size_t row = 0; row < rows; ++row)
+                    t_ref_stable(type, want + row * n * ks, n, flags, perm + row * n);
+                int rc;
+                if (!buffer) {
+                    rc = clsort_topk(ctx, in, NULL, 8, n, rows, k, type, flags, out, idx);
+                } else {
+                    cl_int err;
+                    cl_mem kb = clCreateBuffer(cc, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                               rows * n * ks, in, &err);
+                    cl_mem ob = clCreateBuffer(cc, CL_MEM_READ_WRITE, rows * k * ks, NULL, &err);
+                    cl_mem ib = clCreateBuffer(cc, CL_MEM_READ_WRITE, rows * k * 8, NULL, &err);
+                    cl_event done = NULL;
+                    rc = clsort_topk_buffer(ctx, kb, NULL, 8, n, rows, k, type, flags, ob, ib, 0,
+                                            NULL, &done);
+                    if (done) {
+                        clWaitForEvents(1, &done);
+                        clReleaseEvent(done);
+                    }
+                    clEnqueueReadBuffer(q, ob, CL_TRUE, 0, rows * k * ks, out, 0, NULL, NULL);
+                    clEnqueueReadBuffer(q, ib, CL_TRUE, 0, rows * k * 8, idx, 0, NULL, NULL);
+                    clReleaseMemObject(kb);
+                    clReleaseMemObject(ob);
+                    clReleaseMemObject(ib);
+                }
+                int ok = rc == CLSORT_OK;
+                for (size_t row = 0; ok && row < rows; ++row)
+                    ok = !memcmp(out + row * k * ks, want + row * n * ks, k * ks) &&
+                         !memcmp(idx + row * k, perm + row * n, k * 8);
+                ++cases;
+                if (!ok && failed++ < 4)
+                    t_diag("%s rows %zu n %zu k %zu flags %u %s: rc %d %s", t_type_name(type),
+                           rows, n, k, flags, buffer ? "buffer" : "host", rc,
+                           rc ? clsort_last_error(ctx) : "wrong result");
+                free(in);
+                free(want);
+                free(out);
+                free(perm);
+                free(idx);
+            }
+        t_ok(!failed, "%s top-k: both directions, with and without CLSORT_NAN_LARGEST, host "
+                      "arrays and buffers, a stable sort cut after k (%u cases)",
+             t_type_name(type), cases);
+    }
+}
+
 int main(void)
 {
     t_init("test_topk");
     ctx = t_create_ctx();
     errors();
+    new_types();
 
     /* Shapes: rows, n, k. The tile is at most 4096 items, so n above it takes several passes
      * and k above 2048 (or half a smaller tile) the full sort; rows x n stays small for PoCL. */

@@ -10,6 +10,8 @@
 
 #include <clsort.h>
 
+#include "../kernels/key_types.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -208,23 +210,51 @@ static T_UNUSED_ uint64_t t_rand_below(t_rng *r, uint64_t bound)
 
 /* ---- Types and the documented order -------------------------------------------------------- */
 
+/* The key types come from the key-type table (kernels/key_types.h), as the library's do;
+ * tests/test_key_types.c checks the table itself against an independent reference. t_types are
+ * the 32- and 64-bit types that the full matrices run over; t_all_types adds the narrow ones,
+ * which the tests take a few cases of. */
 #define T_NTYPES 6
 static const clsort_type t_types[T_NTYPES] = {CLSORT_U32, CLSORT_I32, CLSORT_F32,
                                               CLSORT_U64, CLSORT_I64, CLSORT_F64};
+#define T_NALLTYPES 12
+static const clsort_type t_all_types[T_NALLTYPES] = {
+    CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64, CLSORT_I64,  CLSORT_F64,
+    CLSORT_U8,  CLSORT_I8,  CLSORT_U16, CLSORT_I16, CLSORT_F16, CLSORT_BF16};
 #define T_NALGOS 4
 static const clsort_algorithm t_algos[T_NALGOS] = {CLSORT_AUTO, CLSORT_BITONIC,
                                                    CLSORT_ODD_EVEN_MERGE,
                                                    CLSORT_ODD_EVEN_TRANSPOSITION};
 
+typedef struct t_keytype {
+    const char *name;
+    unsigned bits, kind, mant;
+} t_keytype;
+
+static T_UNUSED_ t_keytype t_row(clsort_type type)
+{
+    static const t_keytype rows[] = {
+#define T_ROW_(E, name, bits, kind, mant) {#name, bits, kind, mant},
+        CLSORT_KEY_TYPES(T_ROW_)
+#undef T_ROW_
+    };
+    const t_keytype none = {"?", 0, 0, 0};
+    return (unsigned)type < sizeof rows / sizeof *rows ? rows[type] : none;
+}
+
 static T_UNUSED_ size_t t_size(clsort_type type)
 {
-    return (type == CLSORT_U64 || type == CLSORT_I64 || type == CLSORT_F64) ? 8 : 4;
+    return t_row(type).bits / 8;
 }
 
 static T_UNUSED_ const char *t_type_name(clsort_type type)
 {
-    static const char *const names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
-    return (unsigned)type < 6 ? names[type] : "?";
+    return t_row(type).name;
+}
+
+static T_UNUSED_ int t_is_float(clsort_type type)
+{
+    return t_row(type).kind == CLSORT_KIND_FLOAT;
 }
 
 static T_UNUSED_ const char *t_algo_name(clsort_algorithm algo)
@@ -237,70 +267,83 @@ static T_UNUSED_ const char *t_algo_name(clsort_algorithm algo)
 /** Reads key i of an array of `type` as raw bits. */
 static T_UNUSED_ uint64_t t_get_bits(clsort_type type, const void *keys, size_t i)
 {
-    if (t_size(type) == 4) {
-        uint32_t v;
-        memcpy(&v, (const unsigned char *)keys + 4 * i, 4);
-        return v;
+    const size_t sz = t_size(type);
+    const unsigned char *p = (const unsigned char *)keys + sz * i;
+    uint64_t v = 0;
+    if (sz == 1) {
+        v = *p;
+    } else if (sz == 2) {
+        uint16_t x;
+        memcpy(&x, p, 2);
+        v = x;
+    } else if (sz == 4) {
+        uint32_t x;
+        memcpy(&x, p, 4);
+        v = x;
+    } else {
+        memcpy(&v, p, 8);
     }
-    uint64_t v;
-    memcpy(&v, (const unsigned char *)keys + 8 * i, 8);
     return v;
 }
 
 /** Writes raw bits as key i of an array of `type`. */
 static T_UNUSED_ void t_set_bits(clsort_type type, void *keys, size_t i, uint64_t bits)
 {
-    if (t_size(type) == 4) {
+    const size_t sz = t_size(type);
+    unsigned char *p = (unsigned char *)keys + sz * i;
+    if (sz == 1) {
+        *p = (unsigned char)bits;
+    } else if (sz == 2) {
+        const uint16_t v = (uint16_t)bits;
+        memcpy(p, &v, 2);
+    } else if (sz == 4) {
         const uint32_t v = (uint32_t)bits;
-        memcpy((unsigned char *)keys + 4 * i, &v, 4);
+        memcpy(p, &v, 4);
     } else {
-        memcpy((unsigned char *)keys + 8 * i, &bits, 8);
+        memcpy(p, &bits, 8);
     }
 }
 
+/** The transform code of type under flags (CLSORT_DESCENDING, CLSORT_NAN_LARGEST). */
+static T_UNUSED_ unsigned t_xf(clsort_type type, unsigned flags)
+{
+    const t_keytype t = t_row(type);
+    return CLSORT_XF(t.kind, t.mant, flags & CLSORT_DESCENDING, flags & CLSORT_NAN_LARGEST);
+}
+
 /** Maps a key's bits to an unsigned integer whose order is the documented order: integers
- *  numerically, floats by IEEE 754 totalOrder (sign set: complement; else set the sign bit). */
+ *  numerically, floats by IEEE 754 totalOrder (the table's transform). */
 static T_UNUSED_ uint64_t t_ord(clsort_type type, uint64_t bits)
 {
-    switch (type) {
-    case CLSORT_U32:
-    case CLSORT_U64:
-        return bits;
-    case CLSORT_I32:
-        return bits ^ 0x80000000u;
-    case CLSORT_I64:
-        return bits ^ 0x8000000000000000ull;
-    case CLSORT_F32:
-        return (bits & 0x80000000u) ? (~bits & 0xFFFFFFFFu) : (bits | 0x80000000u);
-    case CLSORT_F64:
-        return (bits & 0x8000000000000000ull) ? ~bits : (bits | 0x8000000000000000ull);
-    }
-    return bits;
+    const unsigned w = t_row(type).bits, xf = t_xf(type, 0);
+    return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, w, bits, xf);
 }
 
 /** The exact inverse of t_ord. */
 static T_UNUSED_ uint64_t t_unord(clsort_type type, uint64_t ord)
 {
-    switch (type) {
-    case CLSORT_U32:
-    case CLSORT_U64:
-        return ord;
-    case CLSORT_I32:
-        return ord ^ 0x80000000u;
-    case CLSORT_I64:
-        return ord ^ 0x8000000000000000ull;
-    case CLSORT_F32:
-        return (ord & 0x80000000u) ? (ord & 0x7FFFFFFFu) : (~ord & 0xFFFFFFFFu);
-    case CLSORT_F64:
-        return (ord & 0x8000000000000000ull) ? (ord & 0x7FFFFFFFFFFFFFFFull) : ~ord;
-    }
-    return ord;
+    const unsigned w = t_row(type).bits, xf = t_xf(type, 0);
+    return CLSORT_KT_FROM_ORDER(uint64_t, uint64_t, w, ord, xf);
+}
+
+/** A number whose order is the order of type under flags (CLSORT_NAN_LARGEST: NaNs equal and
+ *  largest, -0 equal to +0; ascending) and which is equal exactly for keys that compare equal. */
+static T_UNUSED_ uint64_t t_class(clsort_type type, uint64_t bits, unsigned flags)
+{
+    const unsigned w = t_row(type).bits, xf = t_xf(type, flags & CLSORT_NAN_LARGEST);
+    return CLSORT_KT_CLASS(uint64_t, w, bits, xf);
 }
 
 static int t_cmp_u64_(const void *a, const void *b)
 {
     const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+static int t_cmp_u128_(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /** The reference: sorts n keys of `type` in place with qsort in the documented order; descending
@@ -318,6 +361,109 @@ static T_UNUSED_ int t_ref_sort(clsort_type type, void *keys, size_t n, int desc
         t_set_bits(type, keys, descending ? n - 1 - i : i, t_unord(type, ord[i]));
     free(ord);
     return 0;
+}
+
+/** The reference of a stable sort under flags (CLSORT_DESCENDING, CLSORT_NAN_LARGEST): keys
+ *  ordered by t_class (reversed when descending), equal ones in input order. With `perm` (n
+ *  entries, or NULL) it receives each output key's input position: numpy.argsort(kind="stable")
+ *  under CLSORT_NAN_LARGEST. Returns 0, or -1 out of memory. */
+static T_UNUSED_ int t_ref_stable(clsort_type type, void *keys, size_t n, unsigned flags,
+                                  uint64_t *perm)
+{
+    /* (class, position) pairs, two uint64_t each, sorted as one 128-bit number. */
+    uint64_t *cp = malloc((n ? n : 1) * 2 * sizeof *cp), *bits = malloc((n ? n : 1) * 8);
+    if (!cp || !bits) {
+        free(cp);
+        free(bits);
+        return -1;
+    }
+    const int desc = (flags & CLSORT_DESCENDING) != 0;
+    for (size_t i = 0; i < n; ++i) {
+        bits[i] = t_get_bits(type, keys, i);
+        const uint64_t c = t_class(type, bits[i], flags);
+        cp[2 * i] = desc ? ~c : c;
+        cp[2 * i + 1] = i;
+    }
+    qsort(cp, n, 2 * sizeof *cp, t_cmp_u128_);
+    for (size_t i = 0; i < n; ++i) {
+        t_set_bits(type, keys, i, bits[cp[2 * i + 1]]);
+        if (perm)
+            perm[i] = cp[2 * i + 1];
+    }
+    free(cp);
+    free(bits);
+    return 0;
+}
+
+/** Checks a sort of `in` under flags against the stable reference `want` (t_ref_stable): with
+ *  CLSORT_STABLE, or where keys that compare equal have equal bits, byte for byte; otherwise the
+ *  keys' classes position by position and the same keys as the input (a permutation). Returns
+ *  the first index that differs, or n if none does. */
+static T_UNUSED_ size_t t_check_order(clsort_type type, const void *in, const void *got,
+                                       const void *want, size_t n, unsigned flags)
+{
+    const int collapses = (flags & CLSORT_NAN_LARGEST) && t_row(type).kind == CLSORT_KIND_FLOAT;
+    if ((flags & CLSORT_STABLE) || !collapses) {
+        for (size_t i = 0; i < n; ++i)
+            if (t_get_bits(type, got, i) != t_get_bits(type, want, i))
+                return i;
+        return n;
+    }
+    for (size_t i = 0; i < n; ++i)
+        if (t_class(type, t_get_bits(type, got, i), flags) !=
+            t_class(type, t_get_bits(type, want, i), flags))
+            return i;
+    uint64_t *a = malloc((n ? n : 1) * 8), *b = malloc((n ? n : 1) * 8);
+    size_t bad = n;
+    if (!a || !b) {
+        bad = 0;
+    } else {
+        for (size_t i = 0; i < n; ++i) {
+            a[i] = t_get_bits(type, in, i);
+            b[i] = t_get_bits(type, got, i);
+        }
+        qsort(a, n, 8, t_cmp_u64_);
+        qsort(b, n, 8, t_cmp_u64_);
+        for (size_t i = 0; i < n && bad == n; ++i)
+            if (a[i] != b[i])
+                bad = i;
+    }
+    free(a);
+    free(b);
+    return bad;
+}
+
+/** Checks a pair sort of `in` whose values were the input positions (as uint32_t in vals, or
+ *  uint64_t when wide): stable (or keys that compare equal have equal bits): keys byte for byte
+ *  as `want` and positions as `perm` (t_ref_stable's); otherwise the classes as `want`, every
+ *  value a distinct position, and each key the input key at its value's position. Returns 1
+ *  when right. */
+static T_UNUSED_ int t_check_pairs(clsort_type type, const void *in, const void *got,
+                                   const void *vals, int wide, const void *want,
+                                   const uint64_t *perm, size_t n, unsigned flags)
+{
+    unsigned char *seen = calloc(n ? n : 1, 1);
+    int ok = seen != NULL;
+    for (size_t i = 0; ok && i < n; ++i) {
+        uint64_t p;
+        if (wide) {
+            memcpy(&p, (const unsigned char *)vals + 8 * i, 8);
+        } else {
+            uint32_t q;
+            memcpy(&q, (const unsigned char *)vals + 4 * i, 4);
+            p = q;
+        }
+        ok = p < n && !seen[p] && t_get_bits(type, got, i) == t_get_bits(type, in, p);
+        if (ok)
+            seen[p] = 1;
+        if (ok && (flags & CLSORT_STABLE))
+            ok = p == perm[i];
+        if (ok)
+            ok = t_class(type, t_get_bits(type, got, i), flags) ==
+                 t_class(type, t_get_bits(type, want, i), flags);
+    }
+    free(seen);
+    return ok;
 }
 
 /** Compares a sorted result with the reference byte for byte. Returns the first index that
@@ -338,7 +484,7 @@ static T_UNUSED_ void t_diag_diff(clsort_type type, const void *got, const void 
                                   size_t at)
 {
     const size_t lo = at >= 3 ? at - 3 : 0, hi = at + 4 < n ? at + 4 : n;
-    const int w = t_size(type) == 4 ? 8 : 16;
+    const int w = (int)t_size(type) * 2;
     for (size_t i = lo; i < hi; ++i)
         t_diag("  [%zu] got 0x%0*" PRIx64 " want 0x%0*" PRIx64 "%s", i, w,
                t_get_bits(type, got, i), w, t_get_bits(type, want, i),
@@ -421,16 +567,31 @@ static uint64_t t_special_key_(clsort_type type, t_rng *r)
             return sign | (frac ? frac : 1);
         return x;
     }
+    const t_keytype t = t_row(type);
+    const uint64_t mask = t.bits == 64 ? ~0ull : ((uint64_t)1 << t.bits) - 1;
+    if (t.kind == CLSORT_KIND_FLOAT) {
+        /* f16, bf16: the same kinds of keys, made from the row's widths. */
+        const uint64_t sign = (x >> 63) << (t.bits - 1), fmask = ((uint64_t)1 << t.mant) - 1;
+        const uint64_t exp = (mask >> 1) & ~fmask, frac = x & fmask;
+        switch (pick) {
+        case 0: return (x & 1) ? sign : sign | exp;                /* +-0, +-inf */
+        case 1: return sign | exp | (frac ? frac : 1);             /* NaN */
+        case 2: return sign | (frac ? frac : 1);                   /* subnormal */
+        case 3: return sign | (exp - ((uint64_t)1 << t.mant)) | fmask; /* max finite */
+        case 4: return sign | exp | fmask;                         /* NaN, all payload bits */
+        default: return x & mask;
+        }
+    }
     const size_t m = sizeof t_special_int_ / sizeof *t_special_int_;
     if (pick < 6)
-        return t_special_int_[x % m] & (t_size(type) == 4 ? 0xFFFFFFFFull : ~0ull);
-    return t_size(type) == 4 ? (uint32_t)x : x;
+        return t_special_int_[x % m] & mask;
+    return x & mask;
 }
 
 /** Fills keys[0..n) of `type` with distribution `dist`. */
 static T_UNUSED_ void t_fill(clsort_type type, t_dist dist, void *keys, size_t n, t_rng *r)
 {
-    const uint64_t mask = t_size(type) == 4 ? 0xFFFFFFFFull : ~0ull;
+    const uint64_t mask = t_size(type) == 8 ? ~0ull : ((uint64_t)1 << (8 * t_size(type))) - 1;
     uint64_t few[5];
     for (int i = 0; i < 5; ++i)
         few[i] = (i == 4 && type != CLSORT_U32 && type != CLSORT_U64) ? t_special_key_(type, r)

@@ -198,6 +198,75 @@ static unsigned random_zero_one(clsort_algorithm algo, unsigned flags, size_t ma
     return failed;
 }
 
+/* The 0-1 principle for the narrow types and CLSORT_NAN_LARGEST: every 0/1 input of every
+ * n up to max_n, where a 0 is a key of the low class and a 1 one of the high class, each in
+ * several bit patterns (NAN_LARGEST: a 0 is +0 or -0 and a 1 a NaN of either sign and various
+ * payloads, all of which must compare equal; integers: their minimum and maximum), sorted by one
+ * clsort_sort_batch per n; the output's
+ * classes must be the sorted 0/1 sequence. */
+static unsigned zero_one_types(unsigned max_n)
+{
+    static const clsort_type types[] = {CLSORT_U8, CLSORT_I16, CLSORT_F16, CLSORT_BF16,
+                                        CLSORT_F32, CLSORT_F64};
+    clsort_device_info info;
+    const int fp64 = clsort_get_device_info(ctx, &info) == CLSORT_OK && info.has_fp64;
+    unsigned failed_all = 0;
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ++ti) {
+        const clsort_type type = types[ti];
+        if (type == CLSORT_F64 && !fp64)
+            continue;
+        const t_keytype t = t_row(type);
+        const unsigned nl = t.kind == CLSORT_KIND_FLOAT ? CLSORT_NAN_LARGEST : 0;
+        const uint64_t sign = (uint64_t)1 << (t.bits - 1);
+        const uint64_t exp_all = (sign - 1) >> t.mant << t.mant;
+        /* Low and high keys in four spellings each. */
+        uint64_t lo[4], hi[4];
+        for (int i = 0; i < 4; ++i) {
+            if (nl) {
+                lo[i] = i & 1 ? sign : 0;
+                hi[i] = (i & 2 ? sign : 0) | exp_all | (i == 0 ? 1 : ((uint64_t)i << (t.mant - 2)) | i);
+            } else {
+                /* Integers: equal keys have equal bits, so one spelling each, at the extremes. */
+                lo[i] = t.kind == CLSORT_KIND_INT ? sign : 0;
+                hi[i] = t.kind == CLSORT_KIND_INT ? sign - 1 : (sign << 1) - 1;
+            }
+        }
+        for (size_t ni = 0; ni < sizeof networks / sizeof *networks; ++ni)
+            for (unsigned dir = 0; dir < 2; ++dir) {
+                const unsigned flags = (dir ? CLSORT_DESCENDING : 0) | nl | CLSORT_NO_HOST_FALLBACK;
+                unsigned failed = 0;
+                for (unsigned n = 1; n <= max_n; ++n) {
+                    const size_t count = (size_t)1 << n;
+                    unsigned char *k = t_xmalloc(count * n * t_size(type));
+                    for (size_t j = 0; j < count; ++j)
+                        for (unsigned i = 0; i < n; ++i)
+                            t_set_bits(type, k, j * n + i,
+                                       (j >> i) & 1 ? hi[(i + j) & 3] : lo[(i * 3 + j) & 3]);
+                    const int rc = clsort_sort_batch(ctx, k, n, count, type, networks[ni], flags);
+                    const uint64_t clo = t_class(type, lo[0], nl), chi = t_class(type, hi[0], nl);
+                    for (size_t j = 0; j < count && rc == CLSORT_OK; ++j) {
+                        const unsigned ones = (unsigned)popcount32((uint32_t)j);
+                        int ok = 1;
+                        for (unsigned i = 0; i < n; ++i) {
+                            const int one = dir ? i < ones : i >= n - ones;
+                            ok &= t_class(type, t_get_bits(type, k, j * n + i), nl) ==
+                                  (one ? chi : clo);
+                        }
+                        failed += !ok;
+                    }
+                    failed += rc != CLSORT_OK;
+                    free(k);
+                }
+                t_ok(!failed, "%s%s %s %s: every 0/1 input of every n in 1..%u, each class in "
+                              "four bit patterns",
+                     t_type_name(type), nl ? " NAN_LARGEST" : "", t_algo_name(networks[ni]),
+                     dir ? "desc" : "asc", max_n);
+                failed_all += failed;
+            }
+    }
+    return failed_all;
+}
+
 /* Batches of random keys of every width: each array sorted on its own. */
 static void test_random_batches(void)
 {
@@ -251,6 +320,7 @@ int main(void)
     level = t_level();
     ctx = t_create_ctx();
     const unsigned max_n = level >= 2 ? 18 : 16;
+    zero_one_types(level >= 2 ? 14 : 10);
     uint32_t *keys = t_xmalloc(((size_t)1 << max_n) * max_n * sizeof *keys);
 
     for (size_t ni = 0; ni < sizeof networks / sizeof *networks; ++ni) {

@@ -7,7 +7,8 @@
 #include "core.h"
 
 /* The flags every public sort and top-k accepts. */
-#define CLSORT__KNOWN_FLAGS (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK)
+#define CLSORT__KNOWN_FLAGS \
+    (CLSORT_DESCENDING | CLSORT_STABLE | CLSORT_NO_HOST_FALLBACK | CLSORT_NAN_LARGEST)
 
 /* The checks of a sort's kind, in this order: the key type, the algorithm, the flags, and
  * value_size (4 or 8) where need_values. Records the reason on ctx, naming fn. */

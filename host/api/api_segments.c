@@ -4,6 +4,8 @@
  * run.c, like every sort); larger ones (host variant) are each as large as a normal sort, so they
  * take the normal path (api_sort.h), under the same hold of the context's lock. */
 #include "api_common.h"
+#include "api_narrow.h"
+#include "keytype.h"
 #include "api_sort.h"
 #include "hostsort.h"
 #include "plan.h"
@@ -152,6 +154,121 @@ fail:
     return rc;
 }
 
+static int sort_segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                                const uint64_t *offsets, size_t nseg, clsort_type type,
+                                clsort_algorithm algo, unsigned flags);
+
+/* Narrow keys (api_narrow.c's composites) and CLSORT_STABLE where CLSORT_NAN_LARGEST makes
+ * different bits equal (positions, then input order among equals), on the range the offsets
+ * cover, through the ordinary segmented sort. Offsets checked and non-decreasing. */
+static int narrow_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                           const uint64_t *offsets, size_t nseg, clsort_type type,
+                           clsort_algorithm algo, unsigned flags)
+{
+    static const char fn[] = "clsort_sort_segments";
+    const uint64_t lo = offsets[0], total = offsets[nseg] - lo;
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    unsigned char *k = (unsigned char *)keys + lo * ks;
+    unsigned char *v = values ? (unsigned char *)values + lo * vs : NULL;
+    uint64_t *off = malloc((nseg + 1) * sizeof *off);
+    if (!off)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    for (size_t i = 0; i <= nseg; ++i)
+        off[i] = offsets[i] - lo;
+    int rc;
+    if (clsort__type_narrow(type)) {
+        int with_pos = 0;
+        void *wide = NULL;
+        clsort_type wtype;
+        rc = clsort__narrow_widen(ctx, fn, k, total, type, flags, values != NULL, &wide, &wtype,
+                                  &with_pos);
+        if (rc == CLSORT_OK)
+            rc = sort_segments_locked(ctx, wide, v, vs, off, nseg, wtype, algo,
+                                              flags & CLSORT_NO_HOST_FALLBACK);
+        if (rc == CLSORT_OK)
+            clsort__narrow_back(k, wide, total, type, with_pos);
+        free(wide);
+    } else {
+        clsort__by_position bp;
+        rc = clsort__by_position_alloc(ctx, &bp, k, v, total, ks, vs);
+        if (rc == CLSORT_OK) {
+            rc = sort_segments_locked(ctx, bp.kcopy, bp.pos, 8, off, nseg, type, algo,
+                                              flags & ~CLSORT_STABLE);
+            if (rc == CLSORT_OK)
+                clsort__restore_order(bp.kcopy, bp.pos, total, ks, clsort__type_xf(type, flags), k, v,
+                              bp.vcopy, vs);
+            clsort__by_position_free(&bp);
+        }
+    }
+    free(off);
+    return rc;
+}
+
+
+/* The same for the caller's buffers, through host memory (after the wait list), with the
+ * kernels' clamping of the offsets; *done completes with the writes. */
+static int narrow_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                  cl_mem offsets, size_t nseg, uint64_t cap, clsort_type type,
+                                  clsort_algorithm algo, unsigned flags, cl_uint num_wait,
+                                  const cl_event *wait, cl_event *done)
+{
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    void *ho = NULL, *hk = NULL, *hv = NULL;
+    int rc = clsort__read_into(ctx, offsets, 0, (nseg + 1) * sizeof(uint64_t), &ho, num_wait, wait);
+    uint64_t *off = ho;
+    if (rc == CLSORT_OK) {
+        /* The kernels' clamping (clsort.h): bounds within [off[0], min(off[nseg], cap)); a
+         * segment that ends below its start is empty (here: the bounds made non-decreasing). */
+        const uint64_t lo = off[0] < cap ? off[0] : cap;
+        const uint64_t hi = off[nseg] < lo ? lo : off[nseg] > cap ? cap : off[nseg];
+        for (size_t i = 0; i <= nseg; ++i) {
+            uint64_t b = off[i] < lo ? lo : off[i] > hi ? hi : off[i];
+            off[i] = i == 0 ? lo : i == nseg ? hi : b < off[i - 1] ? off[i - 1] : b;
+        }
+        rc = clsort__read_into(ctx, keys, lo * ks, (hi - lo) * ks, &hk, 0, NULL);
+        if (rc == CLSORT_OK && values)
+            rc = clsort__read_into(ctx, values, lo * vs, (hi - lo) * vs, &hv, 0, NULL);
+        for (size_t i = 0; rc == CLSORT_OK && i <= nseg; ++i)
+            off[i] -= lo;
+        if (rc == CLSORT_OK)
+            rc = narrow_segments(ctx, hk, hv, vs, off, nseg, type, algo, flags);
+        if (rc == CLSORT_OK)
+            rc = clsort__write_from(ctx, keys, lo * ks, (hi - lo) * ks, hk);
+        if (rc == CLSORT_OK && values)
+            rc = clsort__write_from(ctx, values, lo * vs, (hi - lo) * vs, hv);
+    }
+    if (rc == CLSORT_OK)
+        rc = clsort__enqueue_nothing(ctx, 0, NULL, done);
+    free(ho);
+    free(hk);
+    free(hv);
+    return rc;
+}
+
+
+/* The host variant's checks of the segments' range: non-decreasing offsets, keys (and values)
+ * where there is something to sort, and sizes that can be addressed. */
+static int check_range(clsort_ctx *ctx, const char *fn, const void *keys, const void *values,
+                       size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type)
+{
+    for (size_t i = 0; i < nseg; ++i)
+        if (offsets[i + 1] < offsets[i])
+            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                                "%s: offsets decrease at %zu (%llu > %llu)", fn, i + 1,
+                                (unsigned long long)offsets[i],
+                                (unsigned long long)offsets[i + 1]);
+    const uint64_t total = offsets[nseg] - offsets[0];
+    if (total > 0 && !keys)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL", fn);
+    if (total > 0 && value_size && !values)
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL", fn);
+    const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
+    if (total > SIZE_MAX / (ks + vs) / 2 || offsets[nseg] > SIZE_MAX / (ks + vs))
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
+                            fn, (unsigned long long)offsets[nseg]);
+    return CLSORT_OK;
+}
+
 /* Everything of the host variant that runs under the context's lock: checks, the host fallback
  * and the segments up to clsort__seg_large_max. *large_out receives that length when longer
  * remain for the caller, else 0. */
@@ -169,21 +286,12 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
                             fn, nseg);
     if (nseg == 0)
         return CLSORT_OK;
-    for (size_t i = 0; i < nseg; ++i)
-        if (offsets[i + 1] < offsets[i])
-            return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
-                                "%s: offsets decrease at %zu (%llu > %llu)", fn, i + 1,
-                                (unsigned long long)offsets[i],
-                                (unsigned long long)offsets[i + 1]);
+    if ((rc = check_range(ctx, fn, keys, values, value_size, offsets, nseg, type)) != CLSORT_OK)
+        return rc;
     const uint64_t total = offsets[nseg] - offsets[0];
-    if (total > 0 && !keys)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: keys is NULL", fn);
-    if (total > 0 && value_size && !values)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: values is NULL", fn);
     const size_t ks = clsort_type_size(type), vs = values ? value_size : 0;
-    if (total > SIZE_MAX / (ks + vs) / 2 || offsets[nseg] > SIZE_MAX / (ks + vs))
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: offsets up to %llu cannot be addressed",
-                            fn, (unsigned long long)offsets[nseg]);
+    if (total > 1 && clsort__narrow_needed(type, flags))
+        return narrow_segments(ctx, keys, values, value_size, offsets, nseg, type, algo, flags);
     if (!values)
         flags &= ~CLSORT_STABLE; /* keys that compare equal have identical bits */
     unsigned char *k = keys, *v = values;
@@ -396,10 +504,13 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
                                 "one large array)",
                                 fn);
     }
-    if (!values)
-        flags &= ~CLSORT_STABLE;
     if (nseg == 0) /* nothing to sort */
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    if (clsort__narrow_needed(type, flags))
+        return narrow_segments_buffer(ctx, keys, values, value_size, offsets, nseg, cap,
+                                              type, algo, flags, num_wait, wait, done);
+    if (!values)
+        flags &= ~CLSORT_STABLE;
     clsort__seg_desc d;
     memset(&d, 0, sizeof d);
     /* Stable pairs of 32-bit keys with AUTO at a mean above 64 keys: composed, as in the host

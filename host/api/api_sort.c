@@ -2,7 +2,9 @@
  * transfers between host arrays and the context's scratch buffers, and CLSORT_STABLE. */
 #include "api_sort.h"
 #include "api_common.h"
+#include "api_narrow.h"
 #include "hostsort.h"
+#include "keytype.h"
 #include "kernels.h"
 #include "params.h"
 #include "parcopy.h"
@@ -252,14 +254,119 @@ static int sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size
     return rc;
 }
 
+static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                              size_t n, clsort_type type, clsort_algorithm algo,
+                              unsigned flags, cl_uint num_wait, const cl_event *wait,
+                              cl_event *done);
+
+/* Unstable narrow keys of a host array on the device: they travel as they are (1 or 2 bytes a
+ * key, not the composites' 4) into scratch 0 (values into scratch 1), narrow_sort_buffer widens,
+ * sorts and narrows them there, and they come back. Blocking; on failure the arrays are as
+ * they were unless the read-back itself failed part-way (clsort_sort's exception). */
+static int narrow_device_sort(clsort_ctx *ctx, void *keys, void *values, size_t vs, size_t n,
+                              clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    const size_t kbytes = n * clsort_type_size(type), vbytes = values ? n * vs : 0;
+    const uint64_t t0 = clsort__now_ns();
+    clsort__reset_stats(ctx);
+    int rc = CLSORT_OK, touched = 0;
+    const size_t wbytes = n * 4, slot = CLSORT__SCRATCH_COMPOSED;
+    /* Buffers still to be made: a driver may abort where it cannot back them (transfer.h). */
+    CLSORT__CHECK(clsort__check_memory(
+        ctx, (kbytes > ctx->scratch_size[0] ? kbytes : 0) +
+                 (vbytes > ctx->scratch_size[1] ? vbytes : 0) +
+                 (wbytes > ctx->scratch_size[slot] ? wbytes : 0),
+        "the sort's device buffers"));
+    CLSORT__CHECK(clsort__ensure_scratch(ctx, 0, kbytes));
+    if (values)
+        CLSORT__CHECK(clsort__ensure_scratch(ctx, 1, vbytes));
+    CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, kbytes));
+    if (values)
+        CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, vbytes));
+    CLSORT__CHECK(narrow_sort_buffer(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL, vs,
+                                     n, type, algo, flags, 0, NULL, NULL));
+    const cl_int err = clFinish(ctx->queue);
+    CLSORT__CL_CHECK(ctx, err, "clFinish", "narrow keys' sort");
+    CLSORT__CHECK(clsort__transfer_settle(ctx));
+    CLSORT__CHECK(clsort__download(ctx, ctx->scratch[0], 0, keys, kbytes, &touched));
+    if (values)
+        CLSORT__CHECK(clsort__download(ctx, ctx->scratch[1], 0, values, vbytes, &touched));
+    rc = clsort__transfer_settle(ctx);
+fail:
+    if (rc != CLSORT_OK) {
+        clFinish(ctx->queue);
+        clsort__transfer_settle(ctx);
+    }
+    ctx->stats.total_ns = clsort__now_ns() - t0;
+    return rc;
+}
+
+/* Narrow keys (api_narrow.c's composites, sorted as u32 or u64), and CLSORT_STABLE where
+ * CLSORT_NAN_LARGEST makes different bits equal: the keys with their positions, unstable, then
+ * each run of equal keys put back in input order. `count` arrays of n keys (count > 1: keys
+ * alone, not stable). Arguments checked. */
+static int narrow_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                       size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
+{
+    static const char fn[] = "clsort_sort";
+    const size_t vs = values ? value_size : 0, ks = clsort_type_size(type);
+    const unsigned inner = flags & CLSORT_NO_HOST_FALLBACK;
+    int rc;
+    if (clsort__type_narrow(type) && count == 1 && !(flags & CLSORT_STABLE) &&
+        !use_host(ctx, n, algo, flags))
+        return narrow_device_sort(ctx, keys, values, vs, n, type, algo, flags);
+    if (clsort__type_narrow(type)) {
+        int with_pos = 0;
+        void *wide = NULL;
+        clsort_type wtype;
+        rc = clsort__narrow_widen(ctx, fn, keys, n * count, type, flags, values != NULL, &wide,
+                                  &wtype, &with_pos);
+        if (rc != CLSORT_OK)
+            return rc;
+        if (count > 1)
+            rc = clsort__sort_batch_locked(ctx, wide, n, count, wtype, algo, inner);
+        else if (values)
+            rc = clsort__sort_pairs_locked(ctx, wide, values, vs, n, wtype, algo, inner);
+        else
+            rc = clsort__sort_locked(ctx, wide, n, wtype, algo, inner);
+        if (rc == CLSORT_OK)
+            clsort__narrow_back(keys, wide, n * count, type, with_pos);
+        free(wide);
+        return rc;
+    }
+    /* The device holds the keys and 8-byte positions: sizes no buffer can hold fail before the
+     * host copies are made. */
+    if (n * ks > ctx->dev.max_alloc || n * sizeof(uint64_t) > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "%s: %zu keys with positions need %zu bytes in one buffer, more "
+                            "than CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                            fn, n, n * sizeof(uint64_t), (unsigned long long)ctx->dev.max_alloc,
+                            ctx->dev.name);
+    clsort__by_position bp;
+    rc = clsort__by_position_alloc(ctx, &bp, keys, values, n, ks, vs);
+    if (rc != CLSORT_OK)
+        return rc;
+    rc = clsort__sort_pairs_locked(ctx, bp.kcopy, bp.pos, 8, n, type, algo,
+                                   flags & ~CLSORT_STABLE);
+    if (rc == CLSORT_OK)
+        clsort__restore_order(bp.kcopy, bp.pos, n, ks, clsort__type_xf(type, flags), keys, values,
+                      bp.vcopy, vs);
+    clsort__by_position_free(&bp);
+    return rc;
+}
+
+
 int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
                 unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort", keys != NULL, n, type, algo, flags, 0, 0, 0);
     if (rc)
         return rc;
-    /* Keys that compare equal have identical bits (totalOrder for floats), so a keys-only sort
-     * is stable by construction: CLSORT_STABLE needs no work here. */
+    /* Narrow keys, and CLSORT_STABLE where CLSORT_NAN_LARGEST makes different bits equal. */
+    if (n > 1 && clsort__narrow_needed(type, flags))
+        return narrow_sort(ctx, keys, NULL, 0, n, 1, type, algo, flags);
+    /* Otherwise keys that compare equal have identical bits (totalOrder for floats), so a
+     * keys-only sort is stable by construction: CLSORT_STABLE needs no work here. */
     return sort_any(ctx, keys, NULL, 0, n, type, algo, flags);
 }
 
@@ -328,14 +435,16 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
                         1, values != NULL);
     if (rc)
         return rc;
+    if (n > 1 && clsort__narrow_needed(type, flags))
+        return narrow_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
     /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
     if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
         return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
     return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
 }
 
-static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsort_type type,
-                      clsort_algorithm algo, unsigned flags)
+int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count,
+                              clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_batch", keys != NULL || count == 0, n, type, algo,
                         flags, 0, 0, 0);
@@ -351,6 +460,8 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
                             "clsort_sort_batch: %zu arrays of %zu keys of %zu bytes cannot be "
                             "addressed",
                             count, n, ks);
+    if (n >= 2 && count > 0 && clsort__narrow_needed(type, flags))
+        return narrow_sort(ctx, keys, NULL, 0, n, count, type, algo, flags);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     if (n >= 2 && count > 0)
@@ -358,6 +469,39 @@ static int clsort_sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_
     ctx->stats.total_ns = clsort__now_ns() - t0;
     ctx->stats.pinned_bytes = clsort__staging_bytes(ctx);
     return rc;
+}
+
+/* Narrow keys in the caller's buffer, unstable, on the device: the network's plan for u32 keys
+ * with the widening and narrowing steps (narrow.cl) around it, on composites in the context's
+ * scratch slot for composites. */
+static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                              size_t n, clsort_type type, clsort_algorithm algo,
+                              unsigned flags, cl_uint num_wait, const cl_event *wait,
+                              cl_event *done)
+{
+    if (n < 2)
+        return clsort__enqueue_nothing(ctx, num_wait, wait, done);
+    if ((uint64_t)n * 4 > ctx->dev.max_alloc)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "clsort_sort_buffer: %zu %s keys widen to %zu bytes, more than "
+                            "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
+                            n, clsort_type_name(type), n * 4,
+                            (unsigned long long)ctx->dev.max_alloc, ctx->dev.name);
+    /* The composites' slot: every user of it enqueues on the context's queue, in order. */
+    int rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_COMPOSED, n * 4);
+    if (rc != CLSORT_OK)
+        return rc;
+    cl_mem wide = ctx->scratch[CLSORT__SCRATCH_COMPOSED];
+    clsort__plan plan;
+    clsort__plan_sort(ctx, n, 1, CLSORT_U32, algo, 0, values ? value_size : 0, &plan);
+    plan.narrow_bits = clsort__keytype_of(type).bits;
+    plan.narrow_xf = clsort__type_xf(type, flags);
+    clsort__run run;
+    rc = clsort__run_begin(ctx, &plan, wide, values, num_wait, wait, done, NULL, &run);
+    run.narrow = keys;
+    if (rc == CLSORT_OK && !plan.empty)
+        rc = clsort__run_schedule(&run, clsort__schedule);
+    return clsort__run_end(&run, rc);
 }
 
 static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
@@ -387,8 +531,12 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
                             "clsort_sort_buffer: values buffer holds fewer than n = %zu values", n);
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
-    rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
-                      num_wait, wait, done);
+    if (clsort__type_narrow(type))
+        rc = narrow_sort_buffer(ctx, keys, values, value_size, n, type, algo, flags, num_wait,
+                                wait, done);
+    else
+        rc = enqueue_sort(ctx, keys, values, values ? value_size : 0, n, 1, type, algo, flags,
+                          num_wait, wait, done);
     ctx->stats.total_ns = clsort__now_ns() - t0;
     return rc;
 }
@@ -409,14 +557,16 @@ static int make_kernel(const clsort__step *step, void *user)
     return clsort__get_kernel(pk->ctx, pk->prog, clsort__kernels[step->kernel].name, &k, &wg);
 }
 
-/* The program and kernels a sort of n keys with algo (AUTO or not) would use. */
+/* The program and kernels a sort of n keys with algo (AUTO or not) would use; narrow: with the
+ * widening and narrowing steps of narrow keys (of any width: the kernels are the same). */
 static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_algorithm algo,
-                        unsigned flags, size_t value_size)
+                        unsigned flags, size_t value_size, int narrow)
 {
     clsort__plan plan;
     clsort__plan_sort(ctx, n, 1, type, algo, flags, value_size, &plan);
     if (plan.empty)
         return CLSORT_OK;
+    plan.narrow_bits = narrow ? 16 : 0;
     prep_kernels pk = {ctx, NULL};
     int rc = clsort__get_program(ctx, plan.program, plan.index_bits, plan.options, &pk.prog);
     if (rc == CLSORT_OK)
@@ -437,7 +587,7 @@ static void add_size(uint64_t *sizes, int *nsizes, uint64_t n, uint64_t lo, uint
  * only once, upwards, between two such ends: the first and last size of every stretch between
  * ends cover every program. */
 static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_type type,
-                            unsigned flags, size_t value_size)
+                            unsigned flags, size_t value_size, int narrow)
 {
     uint64_t sizes[MAX_PREP_SIZES];
     int nsizes = 0;
@@ -461,9 +611,9 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
     for (int i = 0; i < nsizes && rc == CLSORT_OK; ++i) {
         /* AUTO's host path (a CPU device) needs no program at that size. */
         if ((flags & CLSORT_NO_HOST_FALLBACK) || sizes[i] > ctx->host_path_max)
-            rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size);
+            rc = prepare_size(ctx, sizes[i], type, CLSORT_AUTO, flags, value_size, narrow);
         if (rc == CLSORT_OK)
-            rc = prepare_size(ctx, sizes[i], type, CLSORT_BITONIC, flags, value_size);
+            rc = prepare_size(ctx, sizes[i], type, CLSORT_BITONIC, flags, value_size, narrow);
     }
     return rc;
 }
@@ -558,6 +708,19 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                         value_size != 0, 1);
     if (rc)
         return rc;
+    /* What the sorts run on the device (api_narrow.c): narrow keys as 32-bit composites, or
+     * 64-bit ones with their positions where stable; keys that CLSORT_NAN_LARGEST makes equal
+     * with their positions where stable. */
+    int narrow = 0; /* widened on the device (narrow_device_sort) */
+    if (clsort__type_narrow(type)) {
+        const int pos = (flags & CLSORT_STABLE) &&
+                        (value_size || clsort__type_collapses(type, flags));
+        narrow = !pos;
+        type = pos ? CLSORT_U64 : CLSORT_U32;
+        flags &= CLSORT_NO_HOST_FALLBACK;
+    } else if ((flags & CLSORT_STABLE) && clsort__type_collapses(type, flags) && !value_size) {
+        value_size = 8;
+    }
     /* Stable pairs sort the keys with their 8-byte positions (stable_pairs). */
     const size_t vs = value_size && (flags & CLSORT_STABLE) ? 8 : value_size;
     if (max_n > SIZE_MAX / (clsort_type_size(type) + vs))
@@ -582,8 +745,10 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                 max_n, kbytes > vbytes ? kbytes : vbytes, (unsigned long long)ctx->dev.max_alloc,
                 ctx->dev.name));
         CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type, flags & ~CLSORT_STABLE,
-                                       vs));
+                                       vs, narrow));
         CLSORT__CHECK(reserve_scratch(ctx, 0, kbytes));
+        if (narrow)
+            CLSORT__CHECK(reserve_scratch(ctx, CLSORT__SCRATCH_COMPOSED, kbytes));
         if (vs)
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
@@ -595,8 +760,8 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
 fail:
     if (rc == CLSORT_ERR_OUT_OF_MEMORY) {
         /* A buffer the driver could not back would fail every later sort that reuses it. */
-        for (int i = 0; i < 2; ++i)
-            if (ctx->scratch[i]) {
+        for (int i = 0; i < CLSORT__NSCRATCH; ++i)
+            if (ctx->scratch[i] && (i < 2 || i == CLSORT__SCRATCH_COMPOSED)) {
                 clReleaseMemObject(ctx->scratch[i]);
                 ctx->scratch[i] = NULL;
                 ctx->scratch_size[i] = 0;
@@ -647,7 +812,7 @@ int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsor
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_sort_batch_locked(ctx, keys, n, count, type, algo, flags);
+    const int rc = clsort__sort_batch_locked(ctx, keys, n, count, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

@@ -11,5 +11,8 @@ int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
                         clsort_algorithm algo, unsigned flags);
 int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
                               size_t n, clsort_type type, clsort_algorithm algo, unsigned flags);
+/* clsort_sort_batch, for a caller that holds ctx->lock (api_narrow.c). */
+int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count,
+                              clsort_type type, clsort_algorithm algo, unsigned flags);
 
 #endif /* CLSORT_API_SORT_H */

@@ -39,7 +39,8 @@ typedef enum clsort__args_kind {
     CLSORT__ARGS_SEG_KEYS32,
     CLSORT__ARGS_TOPK_TILE,
     CLSORT__ARGS_TOPK_GLOBAL,
-    CLSORT__ARGS_TOPK_RADIX
+    CLSORT__ARGS_TOPK_RADIX,
+    CLSORT__ARGS_NARROW
 } clsort__args_kind;
 
 /* A kernel's launch shape (CLSORT_SHAPE_* in the manifest). */
@@ -176,7 +177,11 @@ typedef struct clsort__plan {
     clsort__seg_plan seg;           /* CLSORT__PROGRAM_SEGMENTED */
     clsort__topk_plan topk;         /* CLSORT__PROGRAM_TOPK */
     int index_bits;                 /* 32 or 64: the width of idx_t in the kernels */
-    cl_uint xf;                     /* key transform: 1 signed, 2 float, 4 descending */
+    cl_uint xf;                     /* key transform: CLSORT_XF_* of kernels/key_types.h */
+    unsigned narrow_bits;           /* 8 or 16: a network's sort of the 32-bit composites of
+                                     * keys of that width (narrow.cl), widened by the schedule's
+                                     * first step and narrowed by its last; 0: none */
+    cl_uint narrow_xf;              /* the narrow keys' transform (narrow_bits) */
     int empty;                      /* nothing to launch */
     char options[1024];             /* the -D build options of the program (params.c) */
 } clsort__plan;

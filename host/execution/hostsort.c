@@ -6,6 +6,8 @@
  * bits); pairs with CLSORT_STABLE go through the radix sort, which keeps equal keys in input order. */
 #include "hostsort.h"
 
+#include "keytype.h"
+
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -14,75 +16,43 @@
 
 uint32_t clsort__order32(uint32_t x, clsort_type type, unsigned flags)
 {
-    if (type == CLSORT_F32)
-        x ^= (x & 0x80000000u) ? 0xffffffffu : 0x80000000u;
-    else if (type == CLSORT_I32)
-        x ^= 0x80000000u;
-    return (flags & CLSORT_DESCENDING) ? ~x : x;
+    const unsigned xf = clsort__type_xf(type, flags);
+    return CLSORT_KT_TO_ORDER(uint32_t, uint32_t, 32, x, xf);
 }
 
 uint64_t clsort__order64(uint64_t x, clsort_type type, unsigned flags)
 {
-    const uint64_t sign = (uint64_t)1 << 63;
-    if (type == CLSORT_F64)
-        x ^= (x & sign) ? ~(uint64_t)0 : sign;
-    else if (type == CLSORT_I64)
-        x ^= sign;
-    return (flags & CLSORT_DESCENDING) ? ~x : x;
+    const unsigned xf = clsort__type_xf(type, flags);
+    return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, 64, x, xf);
 }
 
-/* The transforms over whole arrays, one branch-free loop per case so that the compiler
- * vectorises them: a float's mask is all ones where its sign is set (arithmetic shift), with the
- * sign bit always; the inverse takes the sign from the complement. */
+/* The transforms of kernels/key_types.h over whole arrays: branch-free loops (the masks depend
+ * only on xf), so that the compiler vectorises them. */
 static void to_order(void *keys, size_t n, size_t ks, clsort_type type, unsigned flags)
 {
-    const int desc = (flags & CLSORT_DESCENDING) != 0;
+    const unsigned xf = clsort__type_xf(type, flags);
     if (ks == 4) {
         uint32_t *k = keys;
-        const uint32_t flip = desc ? 0xffffffffu : 0, sign = 0x80000000u;
-        if (type == CLSORT_F32)
-            for (size_t i = 0; i < n; ++i)
-                k[i] ^= ((uint32_t)((int32_t)k[i] >> 31) | sign) ^ flip;
-        else
-            for (size_t i = 0; i < n; ++i)
-                k[i] ^= (type == CLSORT_I32 ? sign : 0) ^ flip;
+        for (size_t i = 0; i < n; ++i)
+            k[i] = CLSORT_KT_TO_ORDER(uint32_t, uint32_t, 32, k[i], xf);
     } else {
         uint64_t *k = keys;
-        const uint64_t flip = desc ? ~(uint64_t)0 : 0, sign = (uint64_t)1 << 63;
-        if (type == CLSORT_F64)
-            for (size_t i = 0; i < n; ++i)
-                k[i] ^= ((uint64_t)((int64_t)k[i] >> 63) | sign) ^ flip;
-        else
-            for (size_t i = 0; i < n; ++i)
-                k[i] ^= (type == CLSORT_I64 ? sign : 0) ^ flip;
+        for (size_t i = 0; i < n; ++i)
+            k[i] = CLSORT_KT_TO_ORDER(uint64_t, uint64_t, 64, k[i], xf);
     }
 }
 
 static void from_order(void *keys, size_t n, size_t ks, clsort_type type, unsigned flags)
 {
-    const int desc = (flags & CLSORT_DESCENDING) != 0;
+    const unsigned xf = clsort__type_xf(type, flags);
     if (ks == 4) {
         uint32_t *k = keys;
-        const uint32_t flip = desc ? 0xffffffffu : 0, sign = 0x80000000u;
-        if (type == CLSORT_F32)
-            for (size_t i = 0; i < n; ++i) {
-                const uint32_t y = k[i] ^ flip;
-                k[i] = y ^ ((uint32_t)((int32_t)~y >> 31) | sign);
-            }
-        else
-            for (size_t i = 0; i < n; ++i)
-                k[i] ^= (type == CLSORT_I32 ? sign : 0) ^ flip;
+        for (size_t i = 0; i < n; ++i)
+            k[i] = CLSORT_KT_FROM_ORDER(uint32_t, uint32_t, 32, k[i], xf);
     } else {
         uint64_t *k = keys;
-        const uint64_t flip = desc ? ~(uint64_t)0 : 0, sign = (uint64_t)1 << 63;
-        if (type == CLSORT_F64)
-            for (size_t i = 0; i < n; ++i) {
-                const uint64_t y = k[i] ^ flip;
-                k[i] = y ^ ((uint64_t)((int64_t)~y >> 63) | sign);
-            }
-        else
-            for (size_t i = 0; i < n; ++i)
-                k[i] ^= (type == CLSORT_I64 ? sign : 0) ^ flip;
+        for (size_t i = 0; i < n; ++i)
+            k[i] = CLSORT_KT_FROM_ORDER(uint64_t, uint64_t, 64, k[i], xf);
     }
 }
 
@@ -336,9 +306,9 @@ static int hwy_keys(void *keys, size_t n, clsort_type type, unsigned flags)
     case CLSORT_F32:
         if (!has_nan_or_negzero(keys, n, 4))
             return clsort__hwy_sort_f32(keys, n, desc) ? CLSORT_ERR_OUT_OF_MEMORY : CLSORT_OK;
-        to_order(keys, n, 4, type, 0);
+        to_order(keys, n, 4, type, flags & CLSORT_NAN_LARGEST);
         rc = clsort__hwy_sort_u32(keys, n, desc);
-        from_order(keys, n, 4, type, 0);
+        from_order(keys, n, 4, type, flags & CLSORT_NAN_LARGEST);
         return rc ? CLSORT_ERR_OUT_OF_MEMORY : CLSORT_OK;
     default:
         if (!has_nan_or_negzero(keys, n, 8)) {
@@ -346,9 +316,9 @@ static int hwy_keys(void *keys, size_t n, clsort_type type, unsigned flags)
             if (rc != 1) /* 1: no f64 sort on this CPU, the mapping below does it */
                 return rc ? CLSORT_ERR_OUT_OF_MEMORY : CLSORT_OK;
         }
-        to_order(keys, n, 8, type, 0);
+        to_order(keys, n, 8, type, flags & CLSORT_NAN_LARGEST);
         rc = clsort__hwy_sort_u64(keys, n, desc);
-        from_order(keys, n, 8, type, 0);
+        from_order(keys, n, 8, type, flags & CLSORT_NAN_LARGEST);
         return rc ? CLSORT_ERR_OUT_OF_MEMORY : CLSORT_OK;
     }
 }

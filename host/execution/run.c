@@ -110,6 +110,25 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     if (info->args == CLSORT__ARGS_TOPK_TILE || info->args == CLSORT__ARGS_TOPK_GLOBAL ||
         info->args == CLSORT__ARGS_TOPK_RADIX)
         return set_topk_args(st, k, s, name);
+    if (info->args == CLSORT__ARGS_NARROW) {
+        /* (composites, the caller's narrow keys, n, their transform, their width) */
+        const cl_uint w = plan->narrow_bits;
+        rc = set_arg(ctx, k, a++, sizeof(cl_mem), &keys, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), &st->narrow, name);
+        if (!rc && st->prog->index_bits == 32) {
+            const cl_uint n32 = (cl_uint)n;
+            rc = set_arg(ctx, k, a++, sizeof n32, &n32, name);
+        } else if (!rc) {
+            const cl_ulong n64 = n;
+            rc = set_arg(ctx, k, a++, sizeof n64, &n64, name);
+        }
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof plan->narrow_xf, &plan->narrow_xf, name);
+        if (!rc)
+            rc = set_arg(ctx, k, a++, sizeof w, &w, name);
+        return rc;
+    }
     if (info->args == CLSORT__ARGS_SEG_KEYS32) {
         /* (composites, the caller's keys and values, the values' copy, off, nseg, cap, xf32,
          * vwords) */
@@ -175,6 +194,7 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     case CLSORT__ARGS_TOPK_GLOBAL:
     case CLSORT__ARGS_TOPK_RADIX:
     case CLSORT__ARGS_SEG_KEYS32:
+    case CLSORT__ARGS_NARROW:
         break; /* above */
     }
     return rc;

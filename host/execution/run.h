@@ -16,6 +16,7 @@ typedef struct clsort__run {
     cl_mem offsets, meta, gpos;         /* the segmented sort's list and scratch */
     cl_mem keys32, vals32, vcopy;       /* a composed segmented sort's (clsort__composed) */
     cl_mem out_keys, out_vals;          /* the top-k's outputs */
+    cl_mem narrow;                      /* the caller's narrow keys (plan->narrow_bits) */
     cl_mem items[3][3];                 /* the top-k's item buffers [1], [2]: keys, indices,
                                            values; the run's own, released at its end */
     cl_mem radix[3];                    /* the radix select's histograms, chunk counts and

@@ -4,6 +4,8 @@
  * schedule. */
 #include "plan.h"
 
+#include "keytype.h"
+
 #include "params.h"
 #include "schedule.h"
 #include "segments.h"
@@ -11,12 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The key transform of the kernels (common.cl): 1 signed, 2 float, 4 descending. */
+/* The key transform of the kernels (common.cl, from kernels/key_types.h). */
 static cl_uint key_transform(clsort_type type, unsigned flags)
 {
-    return (type == CLSORT_I32 || type == CLSORT_I64 ? 1u : 0u) |
-           (type == CLSORT_F32 || type == CLSORT_F64 ? 2u : 0u) |
-           (flags & CLSORT_DESCENDING ? 4u : 0u);
+    return clsort__type_xf(type, flags);
 }
 
 clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n)

@@ -472,7 +472,18 @@ int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
         return schedule_segmented(&plan->seg, emit, user);
     if (plan->program == CLSORT__PROGRAM_TOPK)
         return schedule_topk(plan, emit, user);
-    return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
+    if (!plan->narrow_bits)
+        return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
+    /* Narrow keys: widened into the run's composites, sorted, narrowed back (narrow.cl). */
+    clsort__step s;
+    memset(&s, 0, sizeof s);
+    s.kernel = CLSORT__K_keys_widen;
+    s.items = plan->n;
+    int rc = emit(&s, user);
+    if (rc == CLSORT_OK)
+        rc = schedule_network(plan->var.net, plan->n, plan->params, emit, user);
+    s.kernel = CLSORT__K_keys_narrow;
+    return rc == CLSORT_OK ? emit(&s, user) : rc;
 }
 
 /* The split for the overlapped upload (schedule.h): a filter over the one schedule, so that the

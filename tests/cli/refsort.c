@@ -2,7 +2,9 @@
  * (integers numeric, floats IEEE totalOrder, -r the exact reverse), ties in input order, and a
  * small deterministic data generator. Slow and obvious on purpose.
  *
- *   refsort sort TYPE RECORD OFFSET [r]   < in > out   stable sort of the records
+ *   refsort sort TYPE RECORD OFFSET [r|n|rn]  < in > out   stable sort of the records (r:
+ *                              descending; n: --nan-largest, every NaN equal and above +inf,
+ *                              -0 equal to +0; TYPE also u8 ... bf16)
  *   refsort keys TYPE RECORD OFFSET        < in > out   only the keys, in record order
  *   refsort canon RECORD                   < in > out   records in byte order (a multiset view)
  *   refsort gen TYPE RECORD OFFSET N SEED [DISTINCT [HOT]]  > out   N records, keys from DISTINCT
@@ -10,8 +12,9 @@
  *                              the records (drawn at random) get the key 12345 instead (integer
  *                              types: a skewed input without numpy, tests/test_multidev.sh)
  *   refsort msort RECORD [u] KEY...     < in > out   stable sort by several keys, KEY being
- *                              OFFSET:TYPE[:r] with TYPE as clsort takes it (u32 ... f64, or with
- *                              "be": big-endian); u: only the first record of equal keys
+ *                              OFFSET:TYPE[:r] with TYPE as clsort takes it (u32 ... f64, u8 ...
+ *                              bf16, or with "be": big-endian); u: only the first record of
+ *                              equal keys
  *   refsort swap TYPE                  < in > out   byte-swaps every key (little <-> big-endian)
  *   refsort bytes N SEED ALPHA         > out   N bytes, each drawn from the first ALPHA values of
  *                              a palette of edge bytes (0x00, 0xff, 0x80, 0x7f, ...; ALPHA 0: any
@@ -29,33 +32,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* u8 i8: 1 byte; u16 i16 f16 bf16: 2; u32 i32 f32: 4; the rest 8. */
 static int type_size(const char *t)
 {
-    return (t[1] == '3') ? 4 : 8;
+    return t[1] == '8' ? 1 : (t[1] == '1' || t[2] == '1') ? 2 : t[1] == '3' ? 4 : 8;
+}
+
+/* Significand bits of a float type. */
+static int type_mant(const char *t)
+{
+    return t[0] == 'b' ? 7 : t[1] == '1' ? 10 : t[1] == '3' ? 23 : 52;
 }
 
 static const char *g_type;
 static size_t g_rec, g_off;
-static int g_rev;
+static int g_rev, g_nan_largest;
 static unsigned char *g_data;
 
 static uint64_t ordinal(const unsigned char *rec)
 {
-    uint64_t v;
-    if (type_size(g_type) == 4) {
-        uint32_t x;
-        memcpy(&x, rec + g_off, 4);
-        if (g_type[0] == 'i')
-            x ^= 0x80000000u;
-        else if (g_type[0] == 'f')
-            x = (x >> 31) ? ~x : (x | 0x80000000u);
-        v = x;
-    } else {
-        memcpy(&v, rec + g_off, 8);
-        if (g_type[0] == 'i')
-            v ^= (uint64_t)1 << 63;
-        else if (g_type[0] == 'f')
-            v = (v >> 63) ? ~v : (v | ((uint64_t)1 << 63));
+    const int ksz = type_size(g_type), bits = 8 * ksz;
+    const uint64_t mask = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    const uint64_t sign = (uint64_t)1 << (bits - 1);
+    uint64_t v = 0;
+    memcpy(&v, rec + g_off, (size_t)ksz); /* little-endian host */
+    if (g_type[0] == 'i') {
+        v ^= sign;
+    } else if (g_type[0] == 'f' || g_type[0] == 'b') {
+        const uint64_t mag = v & (sign - 1), inf = (sign - 1) >> type_mant(g_type)
+                                                          << type_mant(g_type);
+        if (g_nan_largest && mag > inf)
+            v = mask; /* every NaN: one value, above +inf */
+        else if (g_nan_largest && mag == 0)
+            v = sign; /* both zeros: +0 */
+        else
+            v = (v & sign) ? ~v & mask : (v | sign);
     }
     return g_rev ? ~v : v;
 }
@@ -111,10 +122,10 @@ static uint64_t mkey_ordinal(const mkey *k, const unsigned char *rec)
         v = (v << 8) | rec[k->off + at];
     }
     const uint64_t sign = (uint64_t)1 << (k->size * 8 - 1);
-    const uint64_t all = k->size == 4 ? 0xffffffffu : ~(uint64_t)0;
+    const uint64_t all = k->size == 8 ? ~(uint64_t)0 : ((uint64_t)1 << (k->size * 8)) - 1;
     if (k->kind == 'i')
         v ^= sign;
-    else if (k->kind == 'f')
+    else if (k->kind == 'f' || k->kind == 'b')
         v = (v & sign) ? (~v & all) : (v | sign);
     return k->rev ? ~v : v;
 }
@@ -140,12 +151,14 @@ static int parse_mkey(const char *s, mkey *k)
 {
     char type[8] = { 0 }, rev[4] = { 0 };
     unsigned long off;
-    if (sscanf(s, "%lu:%7[a-z0-9]:%3s", &off, type, rev) < 2)
+    if (sscanf(s, "%lu:%7[a-z0-9]:%3s", &off, type, rev) < 2 || strlen(type) < 2)
         return -1;
     k->off = off;
     k->kind = type[0];
-    k->size = type[1] == '3' ? 4 : 8;
-    k->be = strlen(type) == 5;
+    k->be = strlen(type) > 3 && !strcmp(type + strlen(type) - 2, "be");
+    if (k->be)
+        type[strlen(type) - 2] = '\0';
+    k->size = (size_t)type_size(type);
     k->rev = rev[0] == 'r';
     return 0;
 }
@@ -237,7 +250,8 @@ int main(int argc, char **argv)
     g_off = strtoul(argv[4], NULL, 10);
     const int ksz = type_size(g_type);
     if (strcmp(cmd, "sort") == 0 || strcmp(cmd, "keys") == 0) {
-        g_rev = argc > 5 && strcmp(argv[5], "r") == 0;
+        g_rev = argc > 5 && strchr(argv[5], 'r') != NULL;
+        g_nan_largest = argc > 5 && strchr(argv[5], 'n') != NULL;
         const size_t n = read_all();
         if (strcmp(cmd, "keys") == 0) {
             for (size_t i = 0; i < n; ++i)
@@ -274,7 +288,7 @@ int main(int argc, char **argv)
             uint64_t v = rng();
             if (distinct)
                 v = v % distinct;
-            if (g_type[0] == 'f' && distinct) {
+            if (g_type[0] == 'f' && ksz >= 4 && distinct) {
                 /* Small distinct integers as floats, with both zeros. */
                 const int64_t s = (int64_t)v - (int64_t)(distinct / 2);
                 if (ksz == 4) {
@@ -290,7 +304,7 @@ int main(int argc, char **argv)
                         f = -0.0;
                     memcpy(&v, &f, 8);
                 }
-            } else if (g_type[0] == 'f' && rng() % 8 == 0) {
+            } else if (g_type[0] == 'f' && ksz >= 4 && rng() % 8 == 0) {
                 v = ksz == 4 ? f32s[rng() % (sizeof f32s / sizeof f32s[0])]
                              : f64s[rng() % (sizeof f64s / sizeof f64s[0])];
             } else if (g_type[0] == 'i' && distinct) {
@@ -298,7 +312,9 @@ int main(int argc, char **argv)
             }
             if (hot && rng() % 100 < hot)
                 v = 12345;
-            if (ksz == 4) {
+            if (ksz < 4) {
+                memcpy(rec + g_off, &v, (size_t)ksz); /* any bits: NaNs and zeros come often */
+            } else if (ksz == 4) {
                 const uint32_t x = (uint32_t)v;
                 memcpy(rec + g_off, &x, 4);
             } else {

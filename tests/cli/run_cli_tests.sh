@@ -73,7 +73,7 @@ check() {
 }
 
 same() { cmp -s "$1" "$2"; }
-ksize() { case $1 in *32) echo 4 ;; *) echo 8 ;; esac; }
+ksize() { case $1 in *8) echo 1 ;; *16) echo 2 ;; *32) echo 4 ;; *) echo 8 ;; esac; }
 seq_seed=0
 gen() { # gen FILE TYPE RECORD OFFSET N [DISTINCT]
     seq_seed=$((seq_seed + 1))
@@ -95,7 +95,7 @@ expect 0 "-V exits 0" "$CLSORT" -V
 printf 'abcd' >one.bin
 expect_err 2 "unknown option '--frobnicate'" "unknown long option is a usage error" "$CLSORT" --frobnicate one.bin
 expect_err 2 "unknown option '-x'" "unknown short option is a usage error" "$CLSORT" -x one.bin
-expect_err 2 "invalid type 'u16'" "bad type is a usage error" "$CLSORT" -t u16 one.bin
+expect_err 2 "invalid type 'u24'" "bad type is a usage error" "$CLSORT" -t u24 one.bin
 expect_err 2 "invalid algorithm 'quick'" "bad algorithm is a usage error" "$CLSORT" -a quick one.bin
 expect_err 2 "invalid number 'abc'" "bad record size is a usage error" "$CLSORT" -R abc one.bin
 expect_err 2 "record size" "record size 0 is a usage error" "$CLSORT" -R 0 one.bin
@@ -112,7 +112,7 @@ check "-k without -R writes nothing" test ! -e x.bin
 expect_err 2 "-k 8 needs -R" "--key-offset=8 without -R too" "$CLSORT" -t u64 --key-offset=8 -o x.bin one.bin
 expect 0 "-k 0 without -R is the default offset" "$CLSORT" -k 0 -o x.bin one.bin
 rm -f x.bin
-expect_err 2 "invalid key '0:u16'" "--key with a bad type" "$CLSORT" --key 0:u16 one.bin
+expect_err 2 "invalid key '0:u24'" "--key with a bad type" "$CLSORT" --key 0:u24 one.bin
 expect_err 2 "invalid key '4'" "--key without a type" "$CLSORT" --key 4 one.bin
 expect_err 2 "invalid key '0:u32:x'" "--key with a bad flag" "$CLSORT" --key 0:u32:x one.bin
 expect_err 2 "cannot be combined with -t or -k" "--key with -t" "$CLSORT" -t u32 --key 0:u32 one.bin
@@ -247,6 +247,41 @@ for t in u32 i32 f32 u64 i64 f64; do
     "$CLSORT" -t $t -o out.bin dup.bin 2>err
     check "sort $t with many equal keys (and both zeros for floats)" same out.bin ref.bin
 done
+
+# ---- 1- and 2-byte keys, and --nan-largest (NumPy's order) ------------------------------------
+for t in u8 i8 u16 i16 f16 bf16 f32 f64; do
+    k=$(ksize $t)
+    gen in.bin $t "$k" 0 20000
+    for dir in "" r; do
+        "$REF" sort $t "$k" 0 $dir <in.bin >ref.bin
+        "$CLSORT" -t $t ${dir:+-r} -o out.bin in.bin 2>err
+        check "sort $t ${dir:+-r }matches the reference" same out.bin ref.bin
+        "$REF" sort $t "$k" 0 ${dir}n <in.bin >ref.bin
+        "$CLSORT" -t $t ${dir:+-r} -s --nan-largest -o out.bin in.bin 2>err
+        check "sort $t ${dir:+-r }-s --nan-largest: NaNs $( [ -n "$dir" ] && echo first || echo last), input order among equals" same out.bin ref.bin
+        expect 0 "-c --nan-largest $t ${dir:+-r }accepts its own order" "$CLSORT" -t $t ${dir:+-r} --nan-largest -c out.bin
+    done
+done
+gen in.bin f16 2 0 20000
+"$REF" sort f16 2 0 n <in.bin >ref.bin
+expect 1 "-c without --nan-largest finds NaNs last out of order" "$CLSORT" -t f16 -c ref.bin
+"$REF" sort f16 2 0 <in.bin >ref.bin
+"$REF" swap f16 <in.bin >inbe.bin
+"$CLSORT" -t f16be -o out.bin inbe.bin 2>err
+"$REF" swap f16 <out.bin >outle.bin
+check "sort f16be matches the reference" same outle.bin ref.bin
+"$REF" sort f16 2 0 n <in.bin >ref.bin
+"$CLSORT" -t f16 --nan-largest -S 8K -T "$W" -s -o out.bin in.bin 2>err
+check "--nan-largest -s in runs, merged, matches the reference" same out.bin ref.bin
+"$REF" sort f16 2 0 rn <in.bin | head -c 200 >ref.bin
+"$CLSORT" -t f16 -r -s --nan-largest --top 100 -o out.bin in.bin 2>err
+check "--top 100 -r -s --nan-largest: the NaNs first, in input order" same out.bin ref.bin
+"$REF" sort f16 2 0 n <in.bin >a.sorted
+"$CLSORT" -t f16 -m --nan-largest -o out.bin a.sorted a.sorted 2>err
+check "-m --nan-largest accepts and merges inputs in that order" \
+    sh -c "'$CLSORT' -t f16 --nan-largest -c out.bin && test \$(wc -c <out.bin) -eq 80000"
+expect_err 2 "invalid type 'u8be'" "u8be is no type (one byte has no byte order)" \
+    "$CLSORT" -t u8be in.bin
 
 for a in auto bitonic odd-even-merge odd-even-transposition; do
     gen in.bin i32 4 0 3000

@@ -99,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cli_display_level = 1;
     const int rc = cli_parse_args(argc, argv, &opts);
     if (rc == CLI_EXIT_OK && (opts.mode == CLI_MODE_SORT || opts.mode == CLI_MODE_CHECK)) {
-        if ((opts.key_size != 4 && opts.key_size != 8) || opts.record_size < opts.key_size ||
+        if (!opts.key_size || opts.key_size != clsort_type_size(opts.type) ||
+            opts.record_size < opts.key_size ||
             opts.key_offset > opts.record_size - opts.key_size || !opts.tmpdir ||
             (opts.mode == CLI_MODE_CHECK && opts.output)) {
             fprintf(stderr, "cli_parse_args accepted an inconsistent command: key %zu at %zu "

@@ -5,8 +5,8 @@
  * makes are stubbed here by the library's own host sort (host/execution/hostsort.c) followed by a deliberate
  * reversal of every run of equal keys, as an unstable device network might leave them.
  *
- * Input: byte 0 picks the type and direction, byte 1 the record size (1..64), byte 2 the key
- * offset; the rest is the records. Properties checked: the result is ordered by key, ties keep
+ * Input: byte 0 picks the type (any row of kernels/key_types.h), the direction, stability and
+ * --nan-largest, byte 1 the record size (1..64), byte 2 the key offset; the rest is the records. Properties checked: the result is ordered by key, ties keep
  * input order, the indices are a permutation, the library's order and cli_key_ordinal agree, and
  * -c accepts exactly the sorted inputs (and refuses a trailing partial record). */
 #define _GNU_SOURCE
@@ -26,15 +26,73 @@ int clsort__host_sort(void *keys, void *values, size_t value_size, size_t n, cls
 
 /* ---- Stubs of the public API that clsort_records.c calls ---------------------------------- */
 
+/* The key-type table's rows, as the library's names.c reads them. */
+static const struct {
+    const char *name;
+    size_t size;
+} rows[] = {
+#define FUZZ_ROW_(E, name, bits, kind, mant) {#name, (bits) / 8},
+    CLSORT_KEY_TYPES(FUZZ_ROW_)
+#undef FUZZ_ROW_
+};
+#define NROWS (sizeof rows / sizeof *rows)
+
 size_t clsort_type_size(clsort_type type)
 {
-    return type <= CLSORT_F32 ? 4 : type <= CLSORT_F64 ? 8 : 0;
+    return (unsigned)type < NROWS ? rows[type].size : 0;
 }
 
 const char *clsort_type_name(clsort_type type)
 {
-    static const char *const names[] = {"u32", "i32", "f32", "u64", "i64", "f64"};
-    return (unsigned)type < 6 ? names[type] : NULL;
+    return (unsigned)type < NROWS ? rows[type].name : NULL;
+}
+
+/* Where the host sort has no such keys (1 and 2 bytes) or the order is CLSORT_NAN_LARGEST's:
+ * (class, position) pairs by qsort, stable, as the library's stable sorts are. */
+static int cmp_class_pos(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int by_class(clsort_type type, unsigned flags)
+{
+    return clsort_type_size(type) < 4 || (flags & CLSORT_NAN_LARGEST);
+}
+
+static uint64_t class_of(clsort_type type, unsigned flags, const unsigned char *p)
+{
+    return cli_load_ordinal(type, clsort_type_size(type), 0, (flags & CLSORT_DESCENDING) != 0,
+                            (flags & CLSORT_NAN_LARGEST) != 0, p);
+}
+
+static int class_sort(void *keys, void *values, size_t vs, size_t n, clsort_type type,
+                      unsigned flags)
+{
+    const size_t ks = clsort_type_size(type);
+    uint64_t *p = malloc((n ? n : 1) * 16);
+    unsigned char *k = keys, *v = values, *kc = malloc(n * ks + 1), *vc = malloc(n * vs + 1);
+    if (!p || !kc || !vc)
+        abort();
+    for (size_t i = 0; i < n; ++i) {
+        p[2 * i] = class_of(type, flags, k + i * ks);
+        p[2 * i + 1] = i;
+    }
+    qsort(p, n, 16, cmp_class_pos);
+    memcpy(kc, k, n * ks);
+    if (vs)
+        memcpy(vc, v, n * vs);
+    for (size_t i = 0; i < n; ++i) {
+        memcpy(k + i * ks, kc + p[2 * i + 1] * ks, ks);
+        if (vs)
+            memcpy(v + i * vs, vc + p[2 * i + 1] * vs, vs);
+    }
+    free(p);
+    free(kc);
+    free(vc);
+    return CLSORT_OK;
 }
 
 const char *clsort_strerror(int status)
@@ -61,6 +119,8 @@ int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_
 {
     (void)ctx;
     (void)algo;
+    if (by_class(type, flags))
+        return class_sort(keys, NULL, 0, n, type, flags);
     return clsort__host_sort(keys, NULL, 0, n, type, flags & CLSORT_DESCENDING);
 }
 
@@ -70,14 +130,17 @@ int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_si
 {
     (void)ctx;
     (void)algo;
-    const int rc = clsort__host_sort(keys, values, value_size, n, type, flags & CLSORT_DESCENDING);
+    const int rc = by_class(type, flags)
+                       ? class_sort(keys, values, value_size, n, type, flags)
+                       : clsort__host_sort(keys, values, value_size, n, type,
+                                           flags & CLSORT_DESCENDING);
     if (rc || (flags & CLSORT_STABLE))
         return rc;
     const size_t ks = clsort_type_size(type);
     unsigned char *k = keys, *v = values, tmp[8];
     for (size_t a = 0; a < n;) {
         size_t b = a + 1;
-        while (b < n && !memcmp(k + b * ks, k + a * ks, ks))
+        while (b < n && class_of(type, flags, k + b * ks) == class_of(type, flags, k + a * ks))
             ++b;
         for (size_t i = a, j = b - 1; i < j; ++i, --j) {
             memcpy(tmp, v + i * value_size, value_size);
@@ -128,9 +191,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cli_display_level = 0;
     cli_keyspec ks;
     memset(&ks, 0, sizeof ks); /* little-endian, one key, all records kept */
-    ks.type = (clsort_type)(data[0] % 6);
-    ks.reverse = (data[0] >> 3) & 1;
-    const int stable = (data[0] >> 4) & 1;
+    ks.type = (clsort_type)(data[0] % 12);
+    ks.reverse = (data[0] >> 4) & 1;
+    const int stable = (data[0] >> 5) & 1;
+    ks.nan_largest = (data[0] >> 6) & 1;
     ks.key_size = clsort_type_size(ks.type);
     ks.record_size = 1 + data[1] % 64;
     if (ks.record_size < ks.key_size)

@@ -364,7 +364,7 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
             double t0 = bench_now_ms();
             bench_qsort(pt.ref, pt.n, t->key, pt.vs);
             qs[nq++] = bench_now_ms() - t0;
-            if (bench_have_vqsort()) {
+            if (bench_have_vqsort() && pt.ks >= 4) { /* (no 1- and 2-byte keys here) */
                 /* Highway's vqsort, the fastest CPU sort we know of, where built with libhwy:
                  * its keys must come out sorted and every element kept. */
                 bench_show_progress(env, "%s 2^%d vqsort run %d/%d", t->name, lg, run + 1, o->runs);

@@ -9,6 +9,8 @@
 
 #include <clsort.h>
 
+#include "../kernels/key_types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,21 +40,33 @@ int bench_have_vqsort(void);
 /* The same contract with the C library's qsort. */
 int bench_qsort(void *data, size_t n, clsort_type type, size_t value_size);
 
-/* Maps the bits of a key of `type` to an unsigned integer whose numeric order is clsort's order:
- * unsigned keys as they are, signed keys with the sign bit flipped, floats by the totalOrder mapping
- * (sign set: all bits inverted; sign clear: sign bit set). */
+/* Maps the bits of a key of `type` to an unsigned integer whose numeric order is clsort's order,
+ * by the transform of the key-type table (kernels/key_types.h): unsigned keys as they are, signed
+ * keys with the sign bit flipped, floats by totalOrder. */
+static inline unsigned bench_xf(clsort_type type)
+{
+#define BENCH_ROW_(E, name, bits, kind, mant) \
+    if (type == CLSORT_##E)                   \
+        return CLSORT_XF(kind, mant, 0, 0);
+    CLSORT_KEY_TYPES(BENCH_ROW_)
+#undef BENCH_ROW_
+    return 0;
+}
 static inline uint32_t bench_order32(uint32_t bits, clsort_type type)
 {
-    if (type == CLSORT_I32) return bits ^ 0x80000000u;
-    if (type == CLSORT_F32) return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
-    return bits;
+    const unsigned xf = bench_xf(type);
+    return CLSORT_KT_TO_ORDER(uint32_t, uint32_t, 32, bits, xf);
 }
 static inline uint64_t bench_order64(uint64_t bits, clsort_type type)
 {
-    const uint64_t sign = (uint64_t)1 << 63;
-    if (type == CLSORT_I64) return bits ^ sign;
-    if (type == CLSORT_F64) return (bits & sign) ? ~bits : (bits | sign);
-    return bits;
+    const unsigned xf = bench_xf(type);
+    return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, 64, bits, xf);
+}
+/* The same for a key of any width (the bits of a 1- or 2-byte key in the low bits). */
+static inline uint64_t bench_order_any(uint64_t bits, clsort_type type)
+{
+    const unsigned xf = bench_xf(type), w = (unsigned)clsort_type_size(type) * 8;
+    return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, w, bits, xf);
 }
 
 /* Fills `bytes` bytes (a multiple of 4) with uniformly random bits derived from `seed`. The bytes

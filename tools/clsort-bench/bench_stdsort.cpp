@@ -11,7 +11,9 @@ namespace {
 // order mapping, which is the identity for unsigned keys and so costs nothing there.
 template <typename U, clsort_type T> U order_of(U bits)
 {
-    if constexpr (sizeof(U) == 4)
+    if constexpr (sizeof(U) < 4)
+        return static_cast<U>(bench_order_any(bits, T));
+    else if constexpr (sizeof(U) == 4)
         return bench_order32(bits, T);
     else
         return bench_order64(bits, T);
@@ -58,6 +60,12 @@ extern "C" int bench_stdsort(void *data, size_t n, clsort_type type, size_t valu
     case CLSORT_F64:
         pairs ? sort_pairs<bench_pair64, CLSORT_F64>(data, n) : sort_keys<uint64_t, CLSORT_F64>(data, n);
         break;
+    case CLSORT_U8: if (pairs) return -1; sort_keys<uint8_t, CLSORT_U8>(data, n); break;
+    case CLSORT_I8: if (pairs) return -1; sort_keys<uint8_t, CLSORT_I8>(data, n); break;
+    case CLSORT_U16: if (pairs) return -1; sort_keys<uint16_t, CLSORT_U16>(data, n); break;
+    case CLSORT_I16: if (pairs) return -1; sort_keys<uint16_t, CLSORT_I16>(data, n); break;
+    case CLSORT_F16: if (pairs) return -1; sort_keys<uint16_t, CLSORT_F16>(data, n); break;
+    case CLSORT_BF16: if (pairs) return -1; sort_keys<uint16_t, CLSORT_BF16>(data, n); break;
     default:
         return -1;
     }

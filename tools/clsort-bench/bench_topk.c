@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_ref.h"
 
 static const int cell_logs[5][2] = {{0, 24}, {6, 18}, {10, 14}, {14, 10}, {16, 8}};
 static const size_t cell_ks[5] = {1, 8, 32, 128, 1024};
@@ -21,22 +22,10 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* The documented order as an unsigned integer (clsort.h: integers numerically, floats by
- * totalOrder). */
+/* The documented order as an unsigned integer (the key-type table's transform, bench_ref.h). */
 static uint64_t ord(clsort_type t, uint64_t b)
 {
-    switch (t) {
-    case CLSORT_I32:
-        return b ^ 0x80000000u;
-    case CLSORT_I64:
-        return b ^ 0x8000000000000000ull;
-    case CLSORT_F32:
-        return (b & 0x80000000u) ? (~b & 0xFFFFFFFFu) : (b | 0x80000000u);
-    case CLSORT_F64:
-        return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-    default:
-        return b;
-    }
+    return clsort_type_size(t) == 8 ? bench_order64(b, t) : bench_order32((uint32_t)b, t);
 }
 
 /* Item b before item a (strictly): key in order space, then index. */

@@ -37,7 +37,8 @@ void mpi_print_help(void)
         "\n"
         "  -o, --output=FILE          write the result to FILE (required: the ranks cannot share\n"
         "                             standard output)\n"
-        "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
+        "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64, u8, i8,\n"
+        "                             u16, i16, f16, bf16 (little-endian)\n"
         "  -r, --reverse              descending order\n"
         "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size)\n"
         "  -k, --key-offset=BYTES     where the key starts inside each record (default 0)\n"
@@ -77,7 +78,8 @@ int mpi_parse_args(int argc, char **argv, mpi_opts *opts)
         case 'o': opts->output = optarg; break;
         case 't':
             if (clsort_type_parse(optarg, &opts->type) != 0) {
-                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64)",
+                cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64, "
+                          "u8, i8, u16, i16, f16, bf16)",
                           optarg);
                 return CLI_EXIT_USAGE;
             }

@@ -18,6 +18,7 @@ enum {
     OPT_NO_PROGRESS,
     OPT_CLEAR_CACHE,
     OPT_KEY,
+    OPT_NAN_LARGEST,
     OPT_NO_CHECK,
     OPT_NO_FSYNC,
     OPT_TOP
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
     { "merge", no_argument, NULL, 'm' },
     { "unique", no_argument, NULL, 'u' },
     { "key", required_argument, NULL, OPT_KEY },
+    { "nan-largest", no_argument, NULL, OPT_NAN_LARGEST },
     { "no-check", no_argument, NULL, OPT_NO_CHECK },
     { "no-fsync", no_argument, NULL, OPT_NO_FSYNC },
     { "top", required_argument, NULL, OPT_TOP },
@@ -57,9 +59,13 @@ void cli_print_help(void)
         "-o FILE or a redirection.\n"
         "\n"
         "  -o, --output=FILE          write the result to FILE (default: standard output; - too)\n"
-        "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64 (little-endian)\n"
-        "                             or u32be, i32be, f32be, u64be, i64be, f64be (big-endian)\n"
+        "  -t, --type=TYPE            key type: u32 (default), i32, f32, u64, i64, f64, u8, i8,\n"
+        "                             u16, i16, f16, bf16 (little-endian) or the same with a be\n"
+        "                             suffix, u16be ... bf16be (big-endian; not u8, i8)\n"
         "  -r, --reverse              descending order\n"
+        "      --nan-largest          NumPy's order for float keys: every NaN equal to every\n"
+        "                             other and above +inf, -0 equal to +0 (NaNs last; first\n"
+        "                             with -r); also for -c, -m, -u and --top\n"
         "  -R, --record-size=BYTES    each record is BYTES long (default: the key's size, 4 or 8\n"
         "                             bytes; with --key, the end of the last key)\n"
         "  -k, --key-offset=BYTES     where the key starts inside each record (default 0; may be\n"
@@ -72,7 +78,9 @@ void cli_print_help(void)
         "      --top=N                write only the first N records of the result (the N\n"
         "                             smallest keys, largest with -r), for inputs of any size\n"
         "  -m, --merge                merge FILEs that are already sorted, without sorting them\n"
-        "      --no-check             with -m: do not verify that each FILE is sorted\n"
+        "      --no-check             with -m: do not verify that each FILE is sorted\n",
+        stdout);
+    fputs(
         "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition\n"
         "  -d, --device=SPEC          cpu, gpu, P:D, or part of the device's name; a comma-\n"
         "                             separated list, gpu:all, cpu:all or all sort on several\n"
@@ -95,8 +103,9 @@ void cli_print_help(void)
         "  -h, --help                 print this help and exit\n"
         "  -V, --version              print the version and exit\n"
         "\n"
-        "Integers sort numerically, floats by IEEE 754 totalOrder; -r is the exact reverse.\n"
-        "A record is the key's size (-t: 4 bytes for u32, i32, f32; 8 for u64, i64, f64) unless -R\n"
+        "Integers sort numerically, floats by IEEE 754 totalOrder (or --nan-largest's order);\n"
+        "-r is the exact reverse. f16 is IEEE binary16, bf16 bfloat16.\n"
+        "A record is the key's size (-t: 1, 2, 4 or 8 bytes: u8 1, f16 2, u32 4, f64 8) unless -R\n"
         "gives it; -k other than 0 needs -R. With --key and no -R, a record ends where the last\n"
         "key ends. A file whose size is not a multiple of the record size is refused.\n"
         "Exit status: 0 success (or sorted, with -c), 1 disorder found by -c, 2 usage error (also:\n"
@@ -122,8 +131,8 @@ static int take_option(int c, const char *given, cli_opts *opts, given_opts *g)
     case 'o': opts->output = optarg; break;
     case 't':
         if (cli_type_parse(optarg, &opts->type, &opts->big_endian) != 0) {
-            cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64, "
-                      "or one of them with 'be' for big-endian)",
+            cli_error("invalid type '%s' for --type (expected u32, i32, f32, u64, i64, f64, u8, "
+                      "i8, u16, i16, f16, bf16, or one of them with 'be' for big-endian)",
                       optarg);
             return CLI_EXIT_USAGE;
         }
@@ -146,6 +155,7 @@ static int take_option(int c, const char *given, cli_opts *opts, given_opts *g)
     case 'u': opts->unique = 1; break;
     case 'm': opts->merge = 1; break;
     case OPT_NO_CHECK: opts->no_check = 1; break;
+    case OPT_NAN_LARGEST: opts->nan_largest = 1; break;
     case OPT_NO_FSYNC: opts->no_fsync = 1; break;
     case OPT_TOP:
         if (!isdigit((unsigned char)*optarg) || cli_parse_size(optarg, &opts->top) != 0 ||
@@ -214,9 +224,11 @@ static int settle_keys(cli_opts *opts, const given_opts *g)
     }
     if (opts->nkeys == 0) {
         opts->keys[0] = (cli_key){ opts->type, clsort_type_size(opts->type), opts->key_offset,
-                                   opts->reverse, opts->big_endian };
+                                   opts->reverse, opts->big_endian, opts->nan_largest };
         opts->nkeys = 1;
     } else {
+        for (size_t i = 0; i < opts->nkeys; ++i)
+            opts->keys[i].nan_largest = opts->nan_largest;
         /* As in GNU sort: -r applies to every key that says nothing about its direction. */
         for (size_t i = 0; i < opts->nkeys; ++i)
             opts->keys[i].reverse |= opts->reverse;

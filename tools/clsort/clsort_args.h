@@ -33,6 +33,7 @@ typedef struct cli_opts {
     size_t nkeys;          /* keys[0..nkeys): the first key as above, then the tie-breakers */
     cli_key keys[CLI_MAX_KEYS];
     int stable;            /* set by -s and by -u */
+    int nan_largest;       /* --nan-largest: CLSORT_NAN_LARGEST's order for float keys */
     int unique;            /* -u: keep the first record of each run of equal keys */
     int merge;             /* -m: the inputs are sorted already; merge them */
     int no_check;          /* --no-check: -m does not verify that its inputs are sorted */

@@ -482,7 +482,7 @@ static void start_warmup(ext_state *x, clsort_ctx *ctx, const cli_input *in,
         prep_n = 0;
     const int pairs = chunk->idx_size != 0;
     cli_warmup_start(&x->warm, ctx, x->ks.type, chunk->idx_size, prep_n,
-                     (x->ks.reverse ? CLSORT_DESCENDING : 0u) |
+                     cli_order_flags(&x->ks) |
                          (pairs && x->o->stable ? CLSORT_STABLE : 0u));
 }
 

@@ -64,9 +64,9 @@ typedef struct lt_merge {
 LT_INLINE uint64_t lt_ordinal(const cli_keyspec *ks, clsort_type type, size_t ksize, int plain,
                               const unsigned char *rec)
 {
-    const uint64_t v = plain ? cli_load_ordinal(type, ksize, 0, 0, rec)
+    const uint64_t v = plain ? cli_load_ordinal(type, ksize, 0, 0, 0, rec)
                              : cli_load_ordinal(type, ksize, ks->big_endian, ks->reverse,
-                                                rec + ks->key_offset);
+                                                ks->nan_largest, rec + ks->key_offset);
     return ksize == 4 ? (uint32_t)v : v;
 }
 
@@ -480,7 +480,8 @@ static int lt_dispatch(lt_merge *t, lt_out *out)
     if (ks->nextra > 0)
         return lt_loop(t, out, ks->type, ks->key_size, 0, 0, 0, 1);
     /* The key is the whole record, little-endian, ascending: the most common file. */
-    const int plain = ks->record_size == ks->key_size && !ks->big_endian && !ks->reverse;
+    const int plain = ks->record_size == ks->key_size && !ks->big_endian && !ks->reverse &&
+                      !ks->nan_largest;
     switch (ks->type) {
     case CLSORT_U32:
         return plain ? lt_loop(t, out, CLSORT_U32, 4, 4, 1, 1, 0) : lt_loop(t, out, CLSORT_U32, 4, 0, 0, 1, 0);
@@ -494,6 +495,8 @@ static int lt_dispatch(lt_merge *t, lt_out *out)
         return plain ? lt_loop(t, out, CLSORT_I64, 8, 8, 1, 0, 0) : lt_loop(t, out, CLSORT_I64, 8, 0, 0, 0, 0);
     case CLSORT_F64:
         return plain ? lt_loop(t, out, CLSORT_F64, 8, 8, 1, 0, 0) : lt_loop(t, out, CLSORT_F64, 8, 0, 0, 0, 0);
+    default: /* 1- and 2-byte keys: the generic instance */
+        break;
     }
     return lt_loop(t, out, ks->type, ks->key_size, 0, 0, 0, 0);
 }

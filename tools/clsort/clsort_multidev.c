@@ -67,7 +67,12 @@ static size_t md_run_records(const cli_opts *o, md_worker *w, size_t nd, uint64_
 {
     const size_t R = o->record_size, K = o->key_size;
     const int pairs = R != K;
-    const uint64_t V = pairs ? 8 : 0, Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
+     * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
+    const uint64_t V = pairs ? 8 : 0,
+                   Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
+                        : K < 4                                                       ? 4
+                                                                                      : K;
     uint64_t n;
     if (o->buffer_size) {
         n = o->buffer_size / R / nd;
@@ -344,7 +349,7 @@ static void md_calibrate(md_dev *d)
     unsigned char *const keys = malloc(n * K);
     uint32_t *const idx = pairs ? malloc(n * sizeof *idx) : NULL;
     uint64_t x = 0x9E3779B97F4A7C15u ^ (uint64_t)d->index;
-    const unsigned flags = (ks->reverse ? CLSORT_DESCENDING : 0u) |
+    const unsigned flags = cli_order_flags(ks) |
                            (pairs && j->o->stable ? CLSORT_STABLE : 0u);
     for (int round = 0; keys && (idx || !pairs) && round < 2; ++round) {
         for (size_t i = 0; i < n * K; i += 8) { /* xorshift64: any bits; NaNs sort too */
@@ -396,7 +401,7 @@ static void md_prepare(md_dev *d)
     if (md_host_sort(d, n))
         return; /* no program to make */
     clsort_prepare(d->ctx, j->ks.type, pairs ? 4 : 0, n,
-                   (j->ks.reverse ? CLSORT_DESCENDING : 0u) |
+                   cli_order_flags(&j->ks) |
                        (pairs && j->o->stable ? CLSORT_STABLE : 0u));
 }
 
@@ -500,7 +505,12 @@ static size_t md_device_cap(const cli_opts *o, const cli_keyspec *ks, const md_d
 {
     const size_t R = ks->record_size, K = ks->key_size;
     const int pairs = cli_keyspec_pairs(ks);
-    const uint64_t V = pairs ? 8 : 0, Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
+     * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
+    const uint64_t V = pairs ? 8 : 0,
+                   Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
+                        : K < 4                                                       ? 4
+                                                                                      : K;
     uint64_t n = o->buffer_size ? o->buffer_size / R : UINT64_MAX;
     if (d->have_di && d->di.max_alloc && d->di.global_mem) {
         uint64_t cap = d->di.max_alloc / (Kd > V ? Kd : V);
@@ -627,11 +637,14 @@ static void *md_route_count(void *arg)
          * (as an ordinal: the sign bit flipped for signed types). */
         if (R == ks->key_size && !ks->big_endian && !ks->reverse &&
             (ks->type == CLSORT_U32 || ks->type == CLSORT_I32)) {
-            const uint32_t flip = ks->type == CLSORT_I32 ? 0x80000000u : 0;
+            /* Integers' ordinals are their bits xor a constant: the ordinal of 0 (the table's). */
+            const uint32_t flip = (uint32_t)cli_load_ordinal(ks->type, 4, 0, 0, 0,
+                                                             (const unsigned char *)"\0\0\0\0");
             MD_COUNT_LOOP(((uint64_t)(((const uint32_t *)(const void *)in)[i] ^ flip)))
         } else if (R == ks->key_size && !ks->big_endian && !ks->reverse &&
                    (ks->type == CLSORT_U64 || ks->type == CLSORT_I64)) {
-            const uint64_t flip = ks->type == CLSORT_I64 ? UINT64_C(0x8000000000000000) : 0;
+            const uint64_t flip = cli_load_ordinal(ks->type, 8, 0, 0, 0,
+                                                   (const unsigned char *)"\0\0\0\0\0\0\0\0");
             MD_COUNT_LOOP((((const uint64_t *)(const void *)in)[i] ^ flip))
         } else {
             MD_COUNT_LOOP(cli_key_ordinal(ks, in + i * R))

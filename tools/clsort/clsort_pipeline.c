@@ -80,7 +80,10 @@ int cli_pipeline_wanted(const cli_keyspec *ks)
     const char *env = getenv("CLSORT_CLI_PIPELINE");
     if (env && strcmp(env, "0") == 0)
         return 0;
-    return ks->record_size == ks->key_size && ks->key_offset == 0 && ks->nextra == 0;
+    /* Keys of 4 and 8 bytes in the totalOrder or integer order: --nan-largest's stable runs
+     * (-s) and 1- and 2-byte keys go through the chunked sort. */
+    return ks->record_size == ks->key_size && ks->key_offset == 0 && ks->nextra == 0 &&
+           !ks->nan_largest && ks->key_size >= 4;
 }
 
 /* The chunk size: CLSORT_CLI_CHUNK_SIZE (bytes, K/M/G suffixes) or the default (smaller for a
@@ -407,7 +410,7 @@ static int sort_run(pipe_state *p, size_t n, int eof)
     const uint64_t t0 = cli_now_ns();
     cl_event done = NULL;
     const int rc = clsort_sort_buffer(p->ctx, p->buf, NULL, 0, n, p->ks->type, p->algo,
-                                      p->ks->reverse ? CLSORT_DESCENDING : 0u, 0, NULL, &done);
+                                      cli_order_flags(p->ks), 0, NULL, &done);
     cl_int err = CL_SUCCESS;
     if (rc == CLSORT_OK && done) {
         err = clWaitForEvents(1, &done);
@@ -721,7 +724,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
      * larger runs build what they need (counted as compile too). */
     const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
                                                                               : (size_t)1 << 20;
-    cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, ks->reverse ? CLSORT_DESCENDING : 0u);
+    cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, cli_order_flags(ks));
     /* One run straight into the output: its blocks are allocated meanwhile (drain_run), on the
      * caller's thread if it started one. */
     if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0) {

@@ -19,6 +19,7 @@ void cli_keyspec_from_opts(cli_keyspec *ks, const cli_opts *o)
     ks->record_size = o->record_size;
     ks->reverse = o->reverse;
     ks->big_endian = o->big_endian;
+    ks->nan_largest = o->nan_largest;
     ks->unique = o->unique;
     for (size_t i = 1; i < o->nkeys && i < CLI_MAX_KEYS; ++i)
         ks->extra[ks->nextra++] = o->keys[i];
@@ -104,7 +105,8 @@ static int compare_tie_u64(const void *a, const void *b)
  * sort cannot reproduce. One pass that finds nothing to do when the ties are already in order, so
  * making the result independent of -S costs little. Equal keys are equal bit patterns in the
  * library's order (totalOrder tells -0.0 from +0.0 and NaNs apart), so comparing bits finds exactly
- * the ties. The tie-breakers cost a host qsort of each group of equal first keys: nothing when the
+ * the ties; under --nan-largest (NaNs equal, zeros equal) and for 1- and 2-byte keys the keys'
+ * ordinals are compared. The tie-breakers cost a host qsort of each group of equal first keys: nothing when the
  * first key is nearly unique, O(n log n) comparisons on the host when it is nearly constant. */
 static void order_ties(cli_chunk *c, const cli_keyspec *ks)
 {
@@ -114,7 +116,14 @@ static void order_ties(cli_chunk *c, const cli_keyspec *ks)
     size_t i = 0;
     while (i < c->n) {
         size_t j = i + 1;
-        if (key_size == 4) {
+        if (ks->nan_largest || key_size < 4) {
+            const unsigned char *k = c->keys;
+            const uint64_t o = cli_load_ordinal(ks->type, key_size, 0, 0, ks->nan_largest,
+                                                k + i * key_size);
+            while (j < c->n && cli_load_ordinal(ks->type, key_size, 0, 0, ks->nan_largest,
+                                                k + j * key_size) == o)
+                ++j;
+        } else if (key_size == 4) {
             const uint32_t *k = c->keys;
             while (j < c->n && k[j] == k[i])
                 ++j;
@@ -144,12 +153,16 @@ static void order_ties(cli_chunk *c, const cli_keyspec *ks)
 static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size)
 {
     for (size_t i = 0; i < n; ++i, p += stride) {
-        if (key_size == 4) {
+        if (key_size == 2) {
+            const unsigned char t = p[0];
+            p[0] = p[1];
+            p[1] = t;
+        } else if (key_size == 4) {
             uint32_t x;
             memcpy(&x, p, 4);
             x = cli_bswap32(x);
             memcpy(p, &x, 4);
-        } else {
+        } else if (key_size == 8) {
             uint64_t x;
             memcpy(&x, p, 8);
             x = cli_bswap64(x);
@@ -161,16 +174,18 @@ static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size
 int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo, int stable,
                    cli_chunk *c, cli_sort_stats *st)
 {
-    const unsigned flags = (ks->reverse ? CLSORT_DESCENDING : 0u);
+    const unsigned flags = cli_order_flags(ks);
     uint64_t t0 = cli_now_ns();
     int rc = CLSORT_OK;
     if (c->idx_size == 0 && c->n < 2)
         return CLI_EXIT_OK;
     if (c->idx_size == 0) {
-        /* Equal keys are identical bytes here, so stability would change nothing. */
+        /* Equal keys are identical bytes here, so stability would change nothing, except where
+         * --nan-largest makes different bytes equal. */
         if (ks->big_endian)
             swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
-        rc = clsort_sort(ctx, c->recs, c->n, ks->type, algo, flags);
+        rc = clsort_sort(ctx, c->recs, c->n, ks->type, algo,
+                         flags | (stable && ks->nan_largest ? CLSORT_STABLE : 0u));
         if (ks->big_endian)
             swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
     } else {
@@ -326,7 +341,11 @@ size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, i
     const size_t R = o->record_size, K = o->key_size;
     const int pairs = R != K || o->nkeys > 1;
     const uint64_t V = pairs ? 8 : 0;
-    const uint64_t Kd = (pairs && o->stable && K == 4) ? 8 : K;
+    /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
+     * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
+    const uint64_t Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
+                        : K < 4                                                       ? 4
+                                                                                      : K;
     const uint64_t host_per = R + (pairs ? K + V : 0);
     uint64_t n;
     if (o->buffer_size) {

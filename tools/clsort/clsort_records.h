@@ -21,18 +21,25 @@ typedef struct cli_keyspec {
     size_t record_size;
     int reverse;
     int big_endian;     /* the first key is in network order */
+    int nan_largest;    /* --nan-largest: every key in CLSORT_NAN_LARGEST's order */
     int unique;         /* -u: of equal records (all keys equal) only the first is written */
     size_t nextra;
     cli_key extra[CLI_MAX_KEYS - 1];
 } cli_keyspec;
 
 /** Maps the first key of `rec` to an unsigned number whose order is the library's order for the
- *  type (numeric for integers, IEEE totalOrder for floats), complemented when descending. Equal
- *  keys give equal numbers; for floats that means identical bit patterns. */
+ *  type (numeric for integers, IEEE totalOrder or --nan-largest's order for floats), complemented
+ *  when descending. Keys that compare equal give equal numbers. */
 static inline uint64_t cli_key_ordinal(const cli_keyspec *ks, const unsigned char *rec)
 {
     return cli_load_ordinal(ks->type, ks->key_size, ks->big_endian, ks->reverse,
-                            rec + ks->key_offset);
+                            ks->nan_largest, rec + ks->key_offset);
+}
+
+/** The library's flags for the first key's order: CLSORT_DESCENDING, CLSORT_NAN_LARGEST. */
+static inline unsigned cli_order_flags(const cli_keyspec *ks)
+{
+    return (ks->reverse ? CLSORT_DESCENDING : 0u) | (ks->nan_largest ? CLSORT_NAN_LARGEST : 0u);
 }
 
 /** Compares two records by the tie-breaking keys only: <0, 0 or >0. */

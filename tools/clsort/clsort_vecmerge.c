@@ -44,7 +44,11 @@
 #endif
 
 /* How raw keys map to ordinals: cli_load_ordinal for little-endian keys. */
-typedef enum { VM_UNSIGNED, VM_SIGNED, VM_FLOAT } vm_kind;
+typedef enum {
+    VM_UNSIGNED = CLSORT_KIND_UINT,
+    VM_SIGNED = CLSORT_KIND_INT,
+    VM_FLOAT = CLSORT_KIND_FLOAT
+} vm_kind;
 
 typedef struct vm_stream {
     void *buf;                /* VM_BUF keys (ordinals), 64-byte aligned */
@@ -67,44 +71,31 @@ typedef struct vm_tree {
     void *mem;
 } vm_tree;
 
+/* The key-type table's transform (kernels/key_types.h): the kinds are its CLSORT_KIND_* values,
+ * and flip (all ones or none) its descending bit. Constant kinds at the call sites (map_keys's
+ * loops) keep the loops branch-free for the compiler to vectorise. */
 static inline uint32_t vm_to_ord_32(vm_kind kind, uint32_t flip, uint32_t x)
 {
-    if (kind == VM_SIGNED)
-        x ^= 0x80000000u;
-    else if (kind == VM_FLOAT)
-        x ^= (uint32_t)((int32_t)x >> 31) | 0x80000000u;
-    return x ^ flip;
+    const unsigned xf = CLSORT_XF((unsigned)kind, 0u, flip != 0, 0);
+    return CLSORT_KT_TO_ORDER(uint32_t, uint32_t, 32, x, xf);
 }
 
 static inline uint32_t vm_from_ord_32(vm_kind kind, uint32_t flip, uint32_t o)
 {
-    o ^= flip;
-    if (kind == VM_SIGNED)
-        o ^= 0x80000000u;
-    else if (kind == VM_FLOAT)
-        o ^= (uint32_t)((int32_t)(o ^ 0x80000000u) >> 31) | 0x80000000u;
-    return o;
+    const unsigned xf = CLSORT_XF((unsigned)kind, 0u, flip != 0, 0);
+    return CLSORT_KT_FROM_ORDER(uint32_t, uint32_t, 32, o, xf);
 }
 
 static inline uint64_t vm_to_ord_64(vm_kind kind, uint64_t flip, uint64_t x)
 {
-    const uint64_t top = UINT64_C(0x8000000000000000);
-    if (kind == VM_SIGNED)
-        x ^= top;
-    else if (kind == VM_FLOAT)
-        x ^= (uint64_t)((int64_t)x >> 63) | top;
-    return x ^ flip;
+    const unsigned xf = CLSORT_XF((unsigned)kind, 0u, flip != 0, 0);
+    return CLSORT_KT_TO_ORDER(uint64_t, uint64_t, 64, x, xf);
 }
 
 static inline uint64_t vm_from_ord_64(vm_kind kind, uint64_t flip, uint64_t o)
 {
-    const uint64_t top = UINT64_C(0x8000000000000000);
-    o ^= flip;
-    if (kind == VM_SIGNED)
-        o ^= top;
-    else if (kind == VM_FLOAT)
-        o ^= (uint64_t)((int64_t)(o ^ top) >> 63) | top;
-    return o;
+    const unsigned xf = CLSORT_XF((unsigned)kind, 0u, flip != 0, 0);
+    return CLSORT_KT_FROM_ORDER(uint64_t, uint64_t, 64, o, xf);
 }
 
 int cli_vecmerge_applies(const cli_keyspec *ks, size_t k)
@@ -114,7 +105,8 @@ int cli_vecmerge_applies(const cli_keyspec *ks, size_t k)
     if (env && strcmp(env, "0") == 0)
         return 0;
     if (ks->record_size != ks->key_size || ks->key_offset != 0 || ks->big_endian ||
-        ks->nextra != 0 || ks->unique || k == 0 || k > VM_MAX_SOURCES)
+        ks->nextra != 0 || ks->unique || k == 0 || k > VM_MAX_SOURCES || ks->nan_largest ||
+        (ks->key_size != 4 && ks->key_size != 8))
         return 0;
     __builtin_cpu_init();
     return ks->key_size == 4 ? __builtin_cpu_supports("avx2")
@@ -234,9 +226,7 @@ int cli_vecmerge(const cli_keyspec *ks, size_t k, const unsigned char *const *da
     }
     vm_tree t;
     memset(&t, 0, sizeof t);
-    t.kind = ks->type == CLSORT_I32 || ks->type == CLSORT_I64   ? VM_SIGNED
-             : ks->type == CLSORT_F32 || ks->type == CLSORT_F64 ? VM_FLOAT
-                                                                : VM_UNSIGNED;
+    t.kind = (vm_kind)(cli_type_xf(ks->type, 0, 0) & (CLSORT_XF_SIGNED | CLSORT_XF_FLOAT));
     t.flip = ks->reverse ? UINT64_MAX : 0;
     t.check = check;
     const size_t ns = 2 * k - 1;

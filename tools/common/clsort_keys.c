@@ -9,16 +9,18 @@ int cli_type_parse(const char *name, clsort_type *type, int *big_endian)
     char base[8];
     const size_t len = name ? strlen(name) : 0;
     int be = 0;
-    if (len == 5 && name[3] == 'b' && name[4] == 'e') {
-        be = 1;
-        memcpy(base, name, 3);
-        base[3] = '\0';
-    } else if (len == 3) {
-        memcpy(base, name, 4);
-    } else {
+    if (len < 2 || len > 6)
         return -1;
+    memcpy(base, name, len + 1);
+    /* "be" ends a big-endian name; no type name of the table ends so. */
+    if (base[len - 2] == 'b' && base[len - 1] == 'e') {
+        be = 1;
+        base[len - 2] = '\0';
     }
     if (clsort_type_parse(base, type) != 0)
+        return -1;
+    /* One byte has no byte order. */
+    if (be && clsort_type_size(*type) == 1)
         return -1;
     *big_endian = be;
     return 0;
@@ -26,18 +28,17 @@ int cli_type_parse(const char *name, clsort_type *type, int *big_endian)
 
 const char *cli_type_name(clsort_type type, int big_endian)
 {
-    static const char *const be_names[] = { "u32be", "i32be", "f32be", "u64be", "i64be", "f64be" };
+    /* The table's names with "be" appended, in clsort_type's order. */
+    static const char *const be_names[] = {
+#define CLI_ROW_(E, name, bits, kind, mant) #name "be",
+        CLSORT_KEY_TYPES(CLI_ROW_)
+#undef CLI_ROW_
+    };
     if (!big_endian)
         return clsort_type_name(type);
-    switch (type) {
-    case CLSORT_U32: return be_names[0];
-    case CLSORT_I32: return be_names[1];
-    case CLSORT_F32: return be_names[2];
-    case CLSORT_U64: return be_names[3];
-    case CLSORT_I64: return be_names[4];
-    case CLSORT_F64: return be_names[5];
-    }
-    return "?";
+    return (unsigned)type < sizeof be_names / sizeof *be_names && clsort_type_size(type) > 1
+               ? be_names[type]
+               : "?";
 }
 
 int cli_key_parse(const char *arg, cli_key *key)
