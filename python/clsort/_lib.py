@@ -68,6 +68,8 @@ _REQUIRED = {
     "clsort_strerror": (ctypes.c_char_p, [_i]),
     "clsort_status_name": (ctypes.c_char_p, [_i]),
     "clsort_type_name": (ctypes.c_char_p, [_i]),
+    "clsort_type_size": (_sz, [_i]),
+    "clsort_type_parse": (_i, [ctypes.c_char_p, ctypes.POINTER(_i)]),
     "clsort_algorithm_name": (ctypes.c_char_p, [_i]),
     "clsort_algorithm_parse": (_i, [ctypes.c_char_p, ctypes.POINTER(_i)]),
     "clsort_create": (_i, [ctypes.POINTER(_p), ctypes.c_char_p]),
