@@ -52,9 +52,9 @@ def boundary_values(dtype):
     a = np.array(vals, dt)
     u = np.dtype("u%d" % dt.itemsize)
     top = u.type(1) << u.type(8 * dt.itemsize - 1)
-    nans = np.array([np.array(np.nan, dt).view(u), np.array(np.nan, dt).view(u) | top,
-                     np.array(np.inf, dt).view(u) + 1, (np.array(np.inf, dt).view(u) + 3) | top],
-                    u).view(dt)
+    nan, inf = (np.array(x, dt).view(u)[()] for x in (np.nan, np.inf))
+    one, three = u.type(1), u.type(3)
+    nans = np.array([nan, nan | top, inf + one, (inf + three) | top], u).view(dt)
     return np.concatenate([a, nans, a[::-1]])
 
 
