@@ -210,9 +210,10 @@ def test_numpys_order_on_device(rng, queue, dtype):
             assert np.array_equal(clsort.argsort(a, axis, descending=True, stable=True).get(),
                                   reference_argsort_axis(ref, axis, True, numpy_order=True))
     d = cla.to_device(queue, h)
-    k, v = clsort.sort_pairs(d, cla.to_device(queue, np.arange(h.size).reshape(h.shape)),
-                             stable=True)
-    assert np.array_equal(v.get(), np.argsort(h, 1, kind="stable"))
+    pos = np.arange(h.size).reshape(h.shape)
+    k, v = clsort.sort_pairs(d, cla.to_device(queue, pos), stable=True)
+    assert np.array_equal(v.get(), np.take_along_axis(pos, np.argsort(h, 1, kind="stable"), 1))
+    assert_same_bits(k.get(), np.sort(h, 1, kind="stable"))
     tv, ti = clsort.topk(d, 5)
     assert np.array_equal(ti.get(), reference_argsort_axis(h, 1, True, numpy_order=True)[:, :5])
 
