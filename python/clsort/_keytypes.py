@@ -63,10 +63,9 @@ def library_has(lib_name):
     return _library_names()[number] == lib_name
 
 
-def key_type(dtype):
-    """The KeyType of a NumPy dtype, or TypeError: for a dtype clsort does not sort, and for one
-    the loaded library predates."""
-    dt = np.dtype(dtype)
+def _row(dt):
+    """(clsort_type value, library name, the dtype the library reads) of a NumPy dtype, or
+    TypeError for one clsort does not sort."""
     if dt.kind == "b":
         name, work = "uint8", np.dtype(np.uint8)
     elif dt.kind in "uif" and not dt.fields and dt.subdtype is None:
@@ -80,13 +79,26 @@ def key_type(dtype):
     found = _BY_NUMPY.get(name)
     if found is None:
         raise _refuse(dt)
-    number, lib_name = found
+    return found[0], found[1], work
+
+
+def key_type_name(dtype):
+    """The library's name of the key type a NumPy dtype sorts as ("u8" for bool), whether or not
+    the loaded library has it; TypeError for a dtype clsort does not sort."""
+    return _row(np.dtype(dtype))[1]
+
+
+def key_type(dtype):
+    """The KeyType of a NumPy dtype, or TypeError: for a dtype clsort does not sort, and for one
+    the loaded library predates."""
+    dt = np.dtype(dtype)
+    number, lib_name, work = _row(dt)
     if _library_names()[number] != lib_name:
         L = lib()
         raise TypeError("the loaded libclsort (%s, version %s) has no key type %s (for dtype %s); "
                         "it needs a newer library" % (L.path, L.version_string().decode(),
                                                       lib_name, dt))
-    return KeyType(number, lib_name, dt.kind == "f" or name == "bfloat16", work)
+    return KeyType(number, lib_name, dt.kind == "f" or lib_name == "bf16", work)
 
 
 def order_flags(ctx, kt, descending, stable, total_order):

@@ -21,6 +21,12 @@ import clsort._lib
 DTYPES = [np.uint32, np.int32, np.float32, np.uint64, np.int64, np.float64]
 # The key types after the first six (library names), and bool, which sorts as u8.
 NEW_DTYPES = [np.uint8, np.int8, np.uint16, np.int16, np.float16, np.bool_]
+try:
+    import ml_dtypes
+    BFLOAT16 = ml_dtypes.bfloat16
+    NEW_DTYPES.append(BFLOAT16)
+except ImportError:
+    BFLOAT16 = None
 ALL_DTYPES = DTYPES + NEW_DTYPES
 SIZES = [0, 1, 2, 1023, 1025, 100000]
 SEED = int(os.environ.get("CLSORT_TEST_SEED") or random.SystemRandom().randrange(1 << 32))
@@ -34,10 +40,25 @@ def pytest_report_header(config):
 
 def library_has_dtype(dtype):
     """Whether the loaded library has the key type `dtype` sorts as."""
-    dt = np.dtype(dtype)
-    name = "u8" if dt.kind == "b" else next(r[1] for r in clsort._keytypes.TABLE
-                                             if r[2] == dt.name)
-    return clsort._keytypes.library_has(name)
+    return clsort._keytypes.library_has(clsort._keytypes.key_type_name(dtype))
+
+
+def sortable(a):
+    """`a` as NumPy itself sorts it right: bfloat16 as float32 (exact, NaN signs and -0.0 kept;
+    ml_dtypes' own comparison leaves NaNs unordered), anything else as it is."""
+    return a.astype(np.float32) if BFLOAT16 is not None and a.dtype == BFLOAT16 else a
+
+
+def np_argsort(a, axis=-1):
+    """numpy.argsort(a, axis, kind="stable"), also for bfloat16."""
+    return np.argsort(sortable(a), axis, kind="stable")
+
+
+def np_sort(a, axis=-1):
+    """numpy.sort(a, axis, kind="stable") by the input's elements, also for bfloat16."""
+    if axis is None:
+        a, axis = a.reshape(-1), -1
+    return np.take_along_axis(a, np_argsort(a, axis), axis)
 
 
 def skip_unless_dtype(dtype):
@@ -115,7 +136,8 @@ def numpy_order_key(a):
     made the positive quiet NaN and -0.0 made +0.0, then totalOrder."""
     if not is_float(a.dtype):
         return order_key(a)
-    c = np.where(np.isnan(a), np.array(np.nan, a.dtype), a)
+    with np.errstate(invalid="ignore"):  # signalling NaNs
+        c = np.where(np.isnan(a), np.array(np.nan, a.dtype), a)
     return order_key(np.where(c == 0, np.zeros((), a.dtype), c))
 
 
@@ -150,6 +172,8 @@ def reference_sort_axis(a, axis, descending=False, numpy_order=False):
 
 
 FLOAT_SPECIALS = {
+    "bfloat16": [0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7FC1, 0x7F81, 0xFF83, 0x0001,
+                 0x8001, 0x7F7F],
     np.float16: [0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7E01, 0x7C01, 0xFC23, 0x0001,
                  0x8001, 0x7BFF],
     np.float32: [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
@@ -165,7 +189,10 @@ def make_keys(rng, dtype, n, distinct=None):
     """n keys of dtype: the full range, duplicates, extremes; floats with ±0, ±inf, NaNs of both
     signs and several payloads (quiet and signalling), subnormals. distinct=k draws from k
     values only (many equal keys)."""
-    dtype = np.dtype(dtype).type
+    if np.dtype(dtype).name in FLOAT_SPECIALS:  # bfloat16, by name (ml_dtypes may be absent)
+        dtype = np.dtype(dtype).name
+    else:
+        dtype = np.dtype(dtype).type
     if dtype is np.bool_:
         return rng.integers(0, 2, n).astype(np.bool_)
     if dtype in FLOAT_SPECIALS:

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import clsort
-from conftest import (ALL_DTYPES, DEVICE, DTYPES, assert_same_bits, bits, is_float, make_keys,
-                      numpy_order_key, reference_argsort_axis, reference_sort_axis,
-                      skip_unless_dtype, skip_unless_numpy_order)
+from conftest import (ALL_DTYPES, BFLOAT16, DEVICE, DTYPES, assert_same_bits, bits, is_float,
+                      make_keys, np_argsort, np_sort, numpy_order_key, reference_argsort_axis,
+                      reference_sort_axis, skip_unless_dtype, skip_unless_numpy_order)
 
 SHAPES = [(0,), (1,), (2,), (37,), (5, 7), (3, 4, 5), (2, 1, 300)]
 name = lambda d: np.dtype(d).name  # noqa: E731
@@ -19,7 +19,7 @@ def sorted_like_numpy(got, a, axis):
     """got is numpy.sort(a, axis) up to the order of equal keys (numpy's default sort is not
     stable, and its AVX-512 sort writes every NaN back as the positive quiet NaN): the same keys
     in NumPy's order, and per row the input's bit patterns."""
-    want = np.sort(a, axis)
+    want = np_sort(a, axis)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert np.array_equal(numpy_order_key(got), numpy_order_key(want))
     ax = -1 if axis is None else axis
@@ -39,10 +39,9 @@ def test_default_order_is_numpys(rng, dev_ctx, which, dtype, shape):
         what = "%s axis=%s" % (shape, axis)
         sorted_like_numpy(clsort.sort(a, axis, device=device), a, axis)
         for kw in (dict(stable=True), dict(kind="stable"), dict(kind="mergesort")):
-            assert_same_bits(clsort.sort(a, axis, device=device, **kw),
-                             np.sort(a, axis, kind="stable"), what)
+            assert_same_bits(clsort.sort(a, axis, device=device, **kw), np_sort(a, axis), what)
             assert np.array_equal(clsort.argsort(a, axis, device=device, **kw),
-                                  np.argsort(a, axis, kind="stable")), what
+                                  np_argsort(a, axis)), what
         # Descending: the reverse order, NaNs first, equal keys still in input order.
         assert np.array_equal(clsort.argsort(a, axis, descending=True, stable=True,
                                              device=device),
@@ -51,7 +50,7 @@ def test_default_order_is_numpys(rng, dev_ctx, which, dtype, shape):
             idx = clsort.argsort(a, axis, kind=kind, device=device)
             taken = a.reshape(-1)[idx] if axis is None else np.take_along_axis(a, idx, axis)
             assert np.array_equal(numpy_order_key(taken),
-                                  numpy_order_key(np.sort(a, axis))), what
+                                  numpy_order_key(np_sort(a, axis))), what
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
@@ -60,15 +59,15 @@ def test_pairs_segments_topk_in_numpys_order(rng, ctx, dtype):
     a = make_keys(rng, dtype, 4 * 300, distinct=40).reshape(4, 300)
     vals = np.arange(a.size, dtype=np.int64).reshape(a.shape)
     k, v = clsort.sort_pairs(a, vals, 1, stable=True, device=ctx)
-    idx = np.argsort(a, 1, kind="stable")
+    idx = np_argsort(a, 1)
     assert np.array_equal(v, np.take_along_axis(vals, idx, 1))
     assert_same_bits(k, np.take_along_axis(a, idx, 1))
     flat = a.reshape(-1)
     off = [0, 5, 5, 700, 1200]
     k, v = clsort.sort_segments(flat, off, values=vals.reshape(-1), stable=True, device=ctx)
     for lo, hi in zip(off[:-1], off[1:]):
-        assert_same_bits(k[lo:hi], np.sort(flat[lo:hi], kind="stable"))
-        assert np.array_equal(v[lo:hi], lo + np.argsort(flat[lo:hi], kind="stable"))
+        assert_same_bits(k[lo:hi], np_sort(flat[lo:hi]))
+        assert np.array_equal(v[lo:hi], lo + np_argsort(flat[lo:hi]))
     assert_same_bits(clsort.sort_segments(flat, off, stable=True, device=ctx), k)
     for largest in (True, False):
         tv, ti = clsort.topk(a, 7, largest=largest, device=ctx)
@@ -129,6 +128,8 @@ def test_kind(rng, dev_ctx):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
 def test_non_native_byte_order(rng, ctx, dtype):
     skip_unless_dtype(dtype)
+    if dtype is BFLOAT16:
+        pytest.skip("bfloat16 sorts in native byte order only")
     total = is_float(dtype)  # totalOrder runs on every library; NumPy's order is tested above
     native = make_keys(rng, dtype, 6 * 40, distinct=30).reshape(6, 40)
     swapped = native.astype(native.dtype.newbyteorder("S"))
@@ -185,6 +186,8 @@ def masked_case(rng, dtype, shape):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=name)
 def test_masked_arrays_sort_as_numpy_ma(rng, ctx, dtype):
     skip_unless_numpy_order(dtype)
+    if dtype is BFLOAT16:
+        pytest.skip("numpy.ma has no fill values for bfloat16")
     m = masked_case(rng, dtype, (6, 50))
     for axis in (0, 1, -1, None):
         got = clsort.sort(m, axis, stable=True, device=ctx)

@@ -200,6 +200,8 @@ def test_numpys_order_on_device(rng, queue, dtype):
     # every axis and a strided layout; 1- and 2-byte keys move through the strided copies too.
     skip_fp64(queue, dtype)
     skip_unless_numpy_order(dtype)
+    if np.dtype(dtype).name == "bfloat16":
+        pytest.skip("pyopencl arrays of ml_dtypes' bfloat16 are not tested")
     h = make_keys(rng, dtype, 6 * 70, distinct=25).reshape(6, 70)
     for a, ref in ((cla.to_device(queue, h), h), (cla.to_device(queue, h).transpose(), h.T)):
         for axis in (0, 1):
