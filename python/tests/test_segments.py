@@ -1,4 +1,4 @@
-"""clsort.sort_segments (clsort_sort_segments, issue 12): skipped, with the reason, while the
+"""clsort.sort_segments (clsort_sort_segments): skipped, with the reason, while the
 loaded library does not have it yet."""
 import ctypes
 

@@ -1,4 +1,4 @@
-"""clsort.topk (clsort_topk / clsort_topk_buffer, issue 27) against a stable sort of each slice cut
+"""clsort.topk (clsort_topk / clsort_topk_buffer) against a stable sort of each slice cut
 after k: every key type, both directions, every axis, k = 1, k = n, k not a power of two, ties,
 NaNs and -0.0; on NumPy and pyopencl arrays. Skipped, with the reason, while the loaded library
 lacks clsort_topk."""
