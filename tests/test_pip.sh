@@ -1,18 +1,21 @@
 #!/bin/sh
-# test_pip.sh - the Python package as a new user installs it (TAP, issue 24): in a fresh virtual
+# test_pip.sh - the Python package as a new user installs it (TAP): in a fresh virtual
 # environment, `pip install ./python` offline with nothing built beforehand compiles libclsort
 # from this repository (python/backend/clsort_backend.py runs the Makefile) and carries it, and
 # the README's first snippet works; `pip wheel ./python` holds the library and the shipped
 # configs, with the library's version; CLSORT_LIBRARY still overrides the carried library; a
-# machine without OpenCL platforms gets an exception that says so and what to install.
+# machine without OpenCL platforms gets an exception that says so and what to install. NumPy is a
+# declared dependency: the venv with system packages uses Debian's NumPy (offline); a venv
+# without them gets NumPy from the index where the index can be reached (CLSORT_TEST_NETWORK=0
+# never tries), and offline its install fails naming NumPy.
 #
 # Needs nothing from $BUILD (the package builds its own library). Environment: CLSORT_DEVICE
 # (default cpu); PYTHON (default /usr/bin/python3, Debian's, which has numpy). Skipped when no
 # python3 with numpy, venv and pip is found, and under the sanitizers (CLSORT_TEST_SAN).
 BUILD=${BUILD:-build}
 # The checks are about installed copies: a caller's PYTHONPATH or CLSORT_LIBRARY pointing at the
-# source tree (as python/bench.py runs) would make them find the tree instead (check-gpu on the
-# H200, 2026-11-26). The checks that test CLSORT_LIBRARY set it themselves.
+# source tree (as python/bench.py runs) would make them find the tree instead. The checks that
+# test CLSORT_LIBRARY set it themselves.
 unset PYTHONPATH CLSORT_LIBRARY
 CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
 export CLSORT_DEVICE
@@ -60,23 +63,28 @@ else
     sed 's/^/# /' "$tmp/venv.log"
 fi
 v=$tmp/v/bin/python
-if "$tmp/v/bin/pip" install ./python >"$tmp/pip.log" 2>&1; then
-    ok "pip install ./python (offline, nothing built beforehand)"
-else
-    notok "pip install ./python (offline, nothing built beforehand)"
-    tail -30 "$tmp/pip.log" | sed 's/^/# /'
-fi
 # A venv made with --system-site-packages from a python that is itself a venv sees the base
 # interpreter's packages, not that venv's: on the H200 machine (python3 in /opt/torch/.venv) it
-# had no numpy, which the package imports. The checks that import clsort are skipped then, with
-# the reason; they fail for real wherever the venv has numpy.
+# had no numpy, which the package imports and requires, and which pip cannot fetch offline. The
+# package is then installed without its dependencies and the checks that import clsort are
+# skipped, with the reason; they fail for real wherever the venv has numpy.
 venv_numpy=$(cd "$tmp" && "$v" -c "import numpy" 2>&1 | tail -1)
+nodeps=${venv_numpy:+--no-deps}
+if "$tmp/v/bin/pip" install $nodeps ./python >"$tmp/pip.log" 2>&1; then
+    ok "pip install ${nodeps:+$nodeps }./python (offline, nothing built beforehand)"
+else
+    notok "pip install ${nodeps:+$nodeps }./python (offline, nothing built beforehand)"
+    tail -30 "$tmp/pip.log" | sed 's/^/# /'
+fi
 npcheck() {
     if [ -z "$venv_numpy" ]; then check "$1" "$2"
     else n=$((n + 1)); echo "ok $n # SKIP $1: the venv cannot import numpy ($venv_numpy)"; fi
 }
 npcheck "... the snippet: clsort.sort(a) == np.sort(a) for 10^6 float32" \
     '(cd "$tmp" && env -u CLSORT_LIBRARY "$v" -c "import clsort, numpy as np; a = np.random.rand(10**6).astype(np.float32); assert (clsort.sort(a) == np.sort(a)).all()")'
+# pip took the NumPy it found (the base interpreter's) instead of fetching one into the venv.
+npcheck "... uses the base interpreter's NumPy, none installed into the venv" \
+    '[ -z "$(ls -d "$tmp"/v/lib/python3*/site-packages/numpy 2>/dev/null)" ]'
 # Where pip put the package, found without importing it (which needs numpy).
 site=$(cd "$tmp" && "$v" -c "import importlib.util as u; print(u.find_spec('clsort').submodule_search_locations[0])")
 npcheck "... loads the library it carries (clsort/lib/libclsort.so.0)" \
@@ -109,11 +117,40 @@ check "... holds the modules, libclsort.so.0 and the configs" \
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 need = {\"clsort/__init__.py\", \"clsort/api.py\", \"clsort/lib/libclsort.so.0\"}
+need |= {\"clsort/%s.py\" % m for m in (\"_lib\", \"_keytypes\", \"_args\", \"_hostarrays\", \"_opencl\")}
 assert need <= names, need - names
 assert any(n.startswith(\"clsort/share/clsort/devices/\") and n.endswith(\".ini\") for n in names)
 " "$whl"'
 
-# ---- 3. Where the sources cannot be found ------------------------------------------------------
+check "... declares NumPy as a dependency (Requires-Dist)" \
+    '"$python" -c "
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+meta = z.read(next(n for n in z.namelist() if n.endswith(\".dist-info/METADATA\"))).decode()
+assert any(l.startswith(\"Requires-Dist: numpy\") and \"extra\" not in l for l in meta.splitlines()), meta
+" "$whl"'
+
+# ---- 3. A venv without system packages: NumPy comes from the index --------------------------
+"$python" -m venv "$tmp/bare" >"$tmp/bare-venv.log" 2>&1
+b=$tmp/bare/bin/python
+if [ "${CLSORT_TEST_NETWORK:-1}" != 0 ] &&
+    env -u PIP_NO_INDEX timeout 60 "$b" -m pip index versions numpy >"$tmp/probe.log" 2>&1; then
+    env -u PIP_NO_INDEX "$tmp/bare/bin/pip" install ./python >"$tmp/bare.log" 2>&1
+    check "venv without system packages: pip install ./python fetches NumPy, and the import works" \
+        '(cd "$tmp" && "$b" -c "import clsort, numpy as np, sys; assert np.__file__.startswith(sys.prefix), np.__file__; a = np.random.rand(1000); assert (clsort.sort(a) == np.sort(a)).all()")' ||
+        tail -20 "$tmp/bare.log" | sed 's/^/# /'
+else
+    n=$((n + 1))
+    echo "ok $n # SKIP venv without system packages, online: the package index cannot be reached (or CLSORT_TEST_NETWORK=0)"
+fi
+# Offline the same install must fail, naming NumPy: the dependency is declared, not assumed.
+"$tmp/bare/bin/pip" uninstall -y clsort numpy >/dev/null 2>&1
+"$tmp/bare/bin/pip" install ./python >"$tmp/bare-offline.log" 2>&1 && bare_rc=0 || bare_rc=$?
+check "venv without system packages, offline: pip install ./python fails naming numpy" \
+    '[ "$bare_rc" != 0 ] && grep -qi "numpy" "$tmp/bare-offline.log"' ||
+    tail -10 "$tmp/bare-offline.log" | sed 's/^/# /'
+
+# ---- 4. Where the sources cannot be found ------------------------------------------------------
 cp -r python "$tmp/lonely"
 rm -rf "$tmp/lonely/tests"
 CLSORT_SOURCE_DIR="" "$python" -m pip wheel --no-deps -w "$tmp/w2" "$tmp/lonely" >"$tmp/lonely.log" 2>&1

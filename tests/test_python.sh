@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_python.sh - the Python package's pytest suite (python/tests) against $BUILD/libclsort.so,
-# as one TAP point. Skips (TAP "# SKIP") when no Python with numpy and pytest is found
-# (Debian: python3-numpy python3-pytest; python3-pyopencl for the device-array tests).
+# as one TAP point, and a second: where the library has every key type and CLSORT_NAN_LARGEST,
+# no test skipped for lack of them. Skips (TAP "# SKIP") when no Python with numpy and pytest is
+# found (Debian: python3-numpy python3-pytest; python3-pyopencl for the device-array tests).
 #
 # Environment: BUILD (default build); CLSORT_DEVICE (default cpu); PYTHON (default python3, then
 # /usr/bin/python3 when the first lacks numpy or pytest, as with a pyenv shim ahead of Debian's).
@@ -52,5 +53,24 @@ if [ "$rc" = 0 ]; then
 else
     echo "not ok 1 - pytest python/tests ($python): exit status $rc"
 fi
-echo "1..1"
+
+# The tests of the newer key types and of NumPy's order skip where the library lacks them; where
+# it has them, none may skip for that reason (a detection gone wrong would hide them).
+has=$(cd python && CLSORT_LIBRARY=$(pwd)/../$BUILD/libclsort.so CLSORT_DEVICE=$CLSORT_DEVICE \
+    "$python" -B -c "
+import clsort
+from clsort import _keytypes as k
+print(int(all(k.library_has(r[1]) for r in k.TABLE)
+          and k.nan_largest_available(clsort.default_context())))" 2>&1)
+if [ "$has" = 1 ]; then
+    if printf '%s\n' "$output" | grep -q "has no key type\|has no CLSORT_NAN_LARGEST"; then
+        rc=1
+        echo "not ok 2 - the library has every key type and CLSORT_NAN_LARGEST, yet tests skipped"
+    else
+        echo "ok 2 - the tests of every key type and of NumPy's order ran"
+    fi
+else
+    echo "ok 2 # SKIP the library lacks a key type or CLSORT_NAN_LARGEST ($has)"
+fi
+echo "1..2"
 [ "$rc" = 0 ]

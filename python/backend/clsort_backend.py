@@ -250,6 +250,18 @@ def get_requires_for_build_editable(config_settings=None):
     return []
 
 
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    """The wheel's METADATA before the wheel: pip resolves the dependencies (NumPy) from it before
+    the library is compiled, so an install that cannot have them fails at once."""
+    name, version, metadata = _metadata()
+    dist_info = "%s-%s.dist-info" % (name, version)
+    os.makedirs(os.path.join(metadata_directory, dist_info), exist_ok=True)
+    with open(os.path.join(metadata_directory, dist_info, "METADATA"), "w",
+              encoding="utf-8") as f:
+        f.write(metadata)
+    return dist_info
+
+
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     entries = [(f, _read(f)) for f in _package_files()]
     if _want_library(config_settings):

@@ -2,8 +2,8 @@
 
     import numpy as np, clsort
     a = np.random.rand(1_000_000).astype(np.float32)
-    b = clsort.sort(a)                          # a sorted copy, like numpy.sort (IEEE totalOrder)
-    i = clsort.argsort(a, stable=True)          # int64 indices, like numpy.argsort
+    b = clsort.sort(a)                          # a sorted copy, = numpy.sort(a) (NaNs last)
+    i = clsort.argsort(a, kind="stable")        # int64, = numpy.argsort(a, kind="stable")
     m = clsort.sort(np.random.rand(1000, 64), axis=0)   # every column on its own, in one call
     values, indices = clsort.topk(m, 8, axis=1) # the 8 largest of every row, like torch.topk
     clsort.sort(a, out=a)                       # in place

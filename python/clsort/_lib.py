@@ -42,7 +42,7 @@ class StatsStruct(ctypes.Structure):
         ("global_passes", ctypes.c_uint),
         ("device_ns", ctypes.c_uint64),
         ("total_ns", ctypes.c_uint64),
-        # Host-array transfers (issue 10), appended at the end of the C struct.
+        # Host-array transfers, appended at the end of the C struct.
         ("upload_ns", ctypes.c_uint64),
         ("download_ns", ctypes.c_uint64),
         ("staging_ns", ctypes.c_uint64),
@@ -68,6 +68,8 @@ _REQUIRED = {
     "clsort_strerror": (ctypes.c_char_p, [_i]),
     "clsort_status_name": (ctypes.c_char_p, [_i]),
     "clsort_type_name": (ctypes.c_char_p, [_i]),
+    "clsort_type_size": (_sz, [_i]),
+    "clsort_type_parse": (_i, [ctypes.c_char_p, ctypes.POINTER(_i)]),
     "clsort_algorithm_name": (ctypes.c_char_p, [_i]),
     "clsort_algorithm_parse": (_i, [ctypes.c_char_p, ctypes.POINTER(_i)]),
     "clsort_create": (_i, [ctypes.POINTER(_p), ctypes.c_char_p]),
@@ -89,8 +91,8 @@ _REQUIRED = {
     "clsort_get_host_fallback_max": (_i, [_p, ctypes.POINTER(ctypes.c_uint64)]),
 }
 
-# Functions newer than 0.3.0 (issue 12, segmented sort; issue 27, top-k): bound when present,
-# else left None.
+# Functions newer than 0.3.0 (the segmented sort, top-k, AUTO's host path): bound when
+# present, else left None.
 _OPTIONAL = {
     "clsort_sort_segments": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u]),
     "clsort_sort_segments_buffer": (_i, [_p, _p, _p, _sz, _p, _sz, _i, _i, _u, ctypes.c_uint32,
@@ -98,7 +100,7 @@ _OPTIONAL = {
     # 0.4.0: AUTO's host path (on CPU devices the host's own sort, every size by default).
     "clsort_set_host_path_max": (_i, [_p, ctypes.c_uint64]),
     "clsort_get_host_path_max": (_i, [_p, ctypes.POINTER(ctypes.c_uint64)]),
-    # 0.4.0 (issue 27): (ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
+    # 0.4.0: (ctx, keys, values, value_size, n, rows, k, type, flags, out_keys,
     # out_values [, num_wait, wait, done]).
     "clsort_topk": (_i, [_p, _p, _p, _sz, _sz, _sz, _sz, _i, _u, _p, _p]),
     "clsort_topk_buffer": (_i, [_p, _p, _p, _sz, _sz, _sz, _sz, _i, _u, _p, _p, ctypes.c_uint32,

@@ -6,7 +6,8 @@ Like the NumPy calls, each returns a new array (C-contiguous) or `out`, with the
 work attached (so later PyOpenCL work on it waits). The rows along the axis are first copied into
 one C-contiguous buffer on the device (a buffer copy, or for other layouts a small strided-copy
 kernel of this module), sorted there with one library call, and copied back out in the result's
-layout where that differs.
+layout where that differs. It uses _args, _keytypes and _lib; api.py calls it with the Context,
+never the other way round.
 """
 import ctypes
 
@@ -14,9 +15,10 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
+from ._args import (TopK, algorithm_number, check_k, check_values_dtype, need_segments,
+                    need_topk, normalize_axis, segment_offsets, topk_axis)
+from ._keytypes import NAN_LARGEST, STABLE, key_type, order_flags
 from ._lib import lib
-from .api import (DESCENDING, STABLE, TopK, _check_k, _flags, _need_segments, _need_topk,
-                  _segment_offsets, algorithm_number, key_type, normalize_axis)
 
 # One program per OpenCL context: copy_strided moves the elements of an N-D strided view into
 # another view of the same shape (both described in bytes), iota_rows writes each element's
@@ -41,6 +43,8 @@ kernel void NAME(global uchar *dst, ulong dst_off, global const uchar *src, ulon
     }                                                                                          \
     *(global T *)(dst + d) = *(global const T *)(src + s);                                     \
 }
+CLSORT_COPY(copy_strided1, uchar)
+CLSORT_COPY(copy_strided2, ushort)
 CLSORT_COPY(copy_strided4, uint)
 CLSORT_COPY(copy_strided8, ulong)
 
@@ -119,6 +123,14 @@ def _moved(a, axis):
         return _View(a, (a.size,), (a.dtype.itemsize,))
     perm = [i for i in range(a.ndim) if i != axis] + [axis]
     return _View(a, [a.shape[i] for i in perm], [a.strides[i] for i in perm])
+
+
+def _key(a):
+    """The KeyType of a device array; TypeError for what the library cannot read in place."""
+    kt = key_type(a.dtype)
+    if a.dtype != kt.work and a.dtype.kind != "b":
+        raise TypeError("pyopencl arrays sort in native byte order only; got %s" % a.dtype)
+    return kt
 
 
 def _check_cl(a, what, queue=None):
@@ -240,6 +252,10 @@ def _sort_rows(ctx, w, values, t, algo, flags):
     if w.size == 0 or n <= 1:
         return None
     rows = w.size // n
+    if values is None and flags & STABLE and flags & NAN_LARGEST:
+        # In NumPy's order keys that compare equal may differ in their bits (-0.0 and +0.0, NaN
+        # payloads): a stable sort of keys alone is one of pairs whose values are dropped.
+        values = cla.zeros(w.queue, w.shape, np.uint32)
     kmem, kkeep = _buffer(w, "keys")
     vmem, vkeep = _buffer(values, "values") if values is not None else (None, None)
     vsize = values.dtype.itemsize if values is not None else 0
@@ -247,7 +263,7 @@ def _sort_rows(ctx, w, values, t, algo, flags):
         # clsort_sort_buffer refuses CLSORT_STABLE, which only matters for pairs.
         return _enqueue(ctx, "sort_buffer", [w, values], ctypes.c_void_p(kmem),
                         ctypes.c_void_p(vmem), vsize, w.size, t, algo, flags & ~STABLE)
-    _need_segments()
+    need_segments()
     if lib().sort_segments_buffer is None:
         raise NotImplementedError("the loaded libclsort has no clsort_sort_segments_buffer")
     off = cla.to_device(w.queue, np.arange(0, rows * n + 1, n, dtype=np.uint64))
@@ -275,10 +291,12 @@ def _row_indices(queue, shape):
     return idx
 
 
-def sort(ctx, a, axis, descending, stable, algorithm, out):
+def sort(ctx, a, axis, descending, stable, total_order, algorithm, out):
     a = _check_cl(a, "a")
     q = a.queue
-    t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+    kt = _key(a)
+    t, algo = kt.number, algorithm_number(algorithm)
+    flags = order_flags(ctx, kt, descending, stable, total_order)
     ax = normalize_axis(axis, a.ndim)
     src = _moved(a, ax)
     dst = None
@@ -295,14 +313,16 @@ def sort(ctx, a, axis, descending, stable, algorithm, out):
     return _result(q, w, ax, shape)
 
 
-def argsort(ctx, a, axis, descending, stable, algorithm):
+def argsort(ctx, a, axis, descending, stable, total_order, algorithm):
     a = _check_cl(a, "a")
     q = a.queue
-    t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+    kt = _key(a)
+    t, algo = kt.number, algorithm_number(algorithm)
+    flags = order_flags(ctx, kt, descending, stable, total_order)
     ax = normalize_axis(axis, a.ndim)
     w, _ = _workspace(q, _moved(a, ax), None)
     n = w.shape[-1] if w.ndim else 1
-    if a.dtype.itemsize == 4 and w.size and n < (1 << 32):
+    if a.dtype.itemsize == 4 and w.size and n < (1 << 32) and not flags & NAN_LARGEST:
         # 32-bit keys and their positions fit one 64-bit key, whose plain sort is stable:
         # clsort_sort_buffer has no stable mode and the segmented sort of long rows is slow,
         # and even unstable, 8-byte keys alone beat 4-byte keys with 8-byte values (PoCL, f32
@@ -313,7 +333,7 @@ def argsort(ctx, a, axis, descending, stable, algorithm):
                               np.uint64(w.size), np.uint64(n), np.uint32("uif".index(a.dtype.kind)),
                               np.uint32(bool(descending)),
                               wait_for=w.events or None), comp)
-        _sort_rows(ctx, comp, None, key_type(np.uint64), algo, 0)
+        _sort_rows(ctx, comp, None, key_type(np.uint64).number, algo, 0)
         idx = cla.empty(q, w.shape, np.int64)
         _attach(prg.low32(q, (w.size,), None, idx.base_data, comp.base_data,
                           np.uint64(w.size), wait_for=comp.events or None), idx)
@@ -323,17 +343,17 @@ def argsort(ctx, a, axis, descending, stable, algorithm):
     return _result(q, idx, ax, a.shape if ax is not None else (a.size,))
 
 
-def sort_pairs(ctx, keys, values, axis, descending, stable, algorithm, out):
+def sort_pairs(ctx, keys, values, axis, descending, stable, total_order, algorithm, out):
     keys = _check_cl(keys, "keys")
     q = keys.queue
     values = _check_cl(values, "values", q)
-    t, algo, flags = key_type(keys.dtype), algorithm_number(algorithm), _flags(descending,
-                                                                               stable)
+    kt = _key(keys)
+    t, algo = kt.number, algorithm_number(algorithm)
+    flags = order_flags(ctx, kt, descending, stable, total_order)
     if values.shape != keys.shape:
         raise ValueError("values has shape %s, keys %s: they must match" % (values.shape,
                                                                              keys.shape))
-    if values.dtype.itemsize not in (4, 8):
-        raise TypeError("values must have 4 or 8 bytes per element; got %s" % values.dtype)
+    check_values_dtype(values.dtype)
     ax = normalize_axis(axis, keys.ndim)
     shape = keys.shape if ax is not None else (keys.size,)
     kd = vd = None
@@ -361,7 +381,7 @@ def sort_pairs(ctx, keys, values, axis, descending, stable, algorithm, out):
     return _result(q, kw, ax, shape), _result(q, vw, ax, shape)
 
 
-def sort_segments(ctx, keys, offsets, values, descending, stable, algorithm, out):
+def sort_segments(ctx, keys, offsets, values, descending, stable, total_order, algorithm, out):
     """Host offsets are checked and copied to the device; device offsets (a uint64 pyopencl
     array) are trusted as the C contract allows (the kernels stay inside the buffers)."""
     if lib().sort_segments_buffer is None:
@@ -371,7 +391,9 @@ def sort_segments(ctx, keys, offsets, values, descending, stable, algorithm, out
             % (lib().path, lib().version_string().decode()))
     keys = _check_cl(keys, "a")
     q = keys.queue
-    t, algo, flags = key_type(keys.dtype), algorithm_number(algorithm), _flags(descending, stable)
+    kt = _key(keys)
+    t, algo = kt.number, algorithm_number(algorithm)
+    flags = order_flags(ctx, kt, descending, stable, total_order)
     if keys.ndim != 1:
         raise ValueError("sort_segments sorts a 1-D array (got shape %s)" % (keys.shape,))
     if values is not None:
@@ -384,7 +406,7 @@ def sort_segments(ctx, keys, offsets, values, descending, stable, algorithm, out
             raise TypeError("device offsets must be a 1-D uint64 array of nseg + 1 entries")
         doff = offsets
     else:
-        doff = cla.to_device(q, _segment_offsets(offsets, keys.size))
+        doff = cla.to_device(q, segment_offsets(offsets, keys.size))
     outs = [None, None]
     if out is not None:
         if values is None:
@@ -400,6 +422,8 @@ def sort_segments(ctx, keys, offsets, values, descending, stable, algorithm, out
     vd = _moved(outs[1], 0) if outs[1] is not None else None
     kw, k_in = _workspace(q, _moved(keys, 0), kd)
     vw, v_in = (_workspace(q, _moved(values, 0), vd) if values is not None else (None, True))
+    if values is None and flags & STABLE and flags & NAN_LARGEST:
+        vw = cla.zeros(q, keys.shape, np.uint32)  # as in _sort_rows: stable keys are pairs
     if keys.size:
         kmem, kkeep = _buffer(kw, "keys")
         vmem, vkeep = _buffer(vw, "values") if vw is not None else (None, None)
@@ -417,21 +441,24 @@ def sort_segments(ctx, keys, offsets, values, descending, stable, algorithm, out
     return kr, (outs[1] if outs[1] is not None else vw)
 
 
-def topk(ctx, a, k, axis, largest, sorted):
+def topk(ctx, a, k, axis, largest, sorted, total_order):
     a = _check_cl(a, "a")
     q = a.queue
-    t = key_type(a.dtype)
+    kt = _key(a)
+    ax = topk_axis(axis, a.ndim)
     if a.ndim == 0:
-        raise ValueError("topk needs an array of at least one dimension")
-    ax = normalize_axis(axis, a.ndim)
+        # torch.topk of a scalar: its one element, whose index is 0 (k is 0 or 1).
+        check_k(k, 1)
+        return TopK(a.copy(), cla.zeros(q, (), np.int64))
+    t, flags = kt.number, order_flags(ctx, kt, largest, False, total_order)
     src = _moved(a, ax)
     n = src.shape[-1]
-    k = _check_k(k, n)
+    k = check_k(k, n)
     oshape = src.shape[:-1] + (k,)
     kv = cla.empty(q, oshape, a.dtype)
     ki = cla.empty(q, oshape, np.int64)
     if kv.size:
-        fn = _need_topk(buffer=True)
+        fn = need_topk(buffer=True)
         if src.contiguous and _aligned(a):
             w = a
         else:
@@ -441,8 +468,8 @@ def topk(ctx, a, k, axis, largest, sorted):
         imem, ikeep = _buffer(ki, "indices")
         rows = int(np.prod(src.shape[:-1], dtype=np.int64))
         # Indices come back as uint64 (value_size 8), the bits of the int64 positions.
-        _enqueue(ctx, fn, [w, kv, ki], ctypes.c_void_p(kmem), None, 8, n, rows, k, t,
-                 DESCENDING if largest else 0, ctypes.c_void_p(vmem), ctypes.c_void_p(imem))
+        _enqueue(ctx, fn, [w, kv, ki], ctypes.c_void_p(kmem), None, 8, n, rows, k, t, flags,
+                 ctypes.c_void_p(vmem), ctypes.c_void_p(imem))
     if ax is None or ax == a.ndim - 1:
         return TopK(kv, ki)
     shape = list(a.shape)

@@ -1,40 +1,31 @@
 """api.py - the Python interface: Context, Error, and the sorts of NumPy arrays.
 
 NumPy's conventions: every call returns its result (a new array, or `out`), and sorts along an
-axis. The rows along the axis are made one C-contiguous block (a copy, which is also the output;
-with `out` laid out that way, `out` itself) and sorted with one library call: clsort_sort or
-clsort_sort_pairs for one row, clsort_sort_batch or clsort_sort_segments for many.
+axis in NumPy's order. The rows along the axis are made one C-contiguous block (a copy, which is
+also the output; with `out` laid out that way, `out` itself) and sorted with one library call:
+clsort_sort or clsort_sort_pairs for one row, clsort_sort_batch or clsort_sort_segments for many.
 
 pyopencl.array.Array arguments are handed to _opencl.py, which is imported only when one is seen,
-so NumPy users never import PyOpenCL.
+so NumPy users never import PyOpenCL. The modules import one way: this one uses _opencl,
+_hostarrays, _args, _keytypes and _lib, and none of them uses it.
 """
 import atexit
-import collections
 import ctypes
 import dataclasses
-import operator
 import os
 import threading
 import weakref
 
 import numpy as np
 
-try:
-    from numpy.exceptions import AxisError  # NumPy >= 1.25
-except ImportError:
-    AxisError = np.AxisError
-
+from ._args import (AxisError, TopK, algorithm_number, check_k, need_segments, need_topk,
+                    normalize_axis, segment_offsets, stable_of, topk_axis)
+from ._hostarrays import (check_out, host_values, keys_in, keys_out, moved, pair_workspaces,
+                          plain, row_indices, split_out, target, workspace, wrap)
+from ._keytypes import KEY_DTYPES, NAN_LARGEST, STABLE, key_type, order_flags
 from ._lib import DeviceInfoStruct, LIST_DEVICES_FN, StatsStruct, lib
 
-# Flags of include/clsort.h.
-DESCENDING = 1
-STABLE = 2
-NO_HOST_FALLBACK = 4
-
-# (dtype kind, itemsize) -> clsort_type. Native byte order only: the library's keys are native.
-_KEY_TYPES = {("u", 4): 0, ("i", 4): 1, ("f", 4): 2, ("u", 8): 3, ("i", 8): 4, ("f", 8): 5}
-KEY_DTYPES = ("uint32", "int32", "float32", "uint64", "int64", "float64")
-
+__all__ = ["AxisError", "KEY_DTYPES", "TopK"]  # re-exported by the package
 
 class Error(RuntimeError):
     """A libclsort call failed. `status` is the clsort_status code (negative), `name` its name
@@ -129,37 +120,6 @@ def list_devices():
     return found
 
 
-def key_type(dtype):
-    """Returns the clsort_type number for a NumPy dtype, or raises TypeError naming the six."""
-    dt = np.dtype(dtype)
-    t = _KEY_TYPES.get((dt.kind, dt.itemsize)) if dt.isnative else None
-    if t is None:
-        raise TypeError("clsort sorts keys of dtype %s or %s (native byte order); got %s"
-                        % (", ".join(KEY_DTYPES[:-1]), KEY_DTYPES[-1], dt))
-    return t
-
-
-def algorithm_number(name):
-    """Parses "auto", "bitonic", "odd-even-merge" or "odd-even-transposition" ("_" works for
-    "-"); raises ValueError for anything else."""
-    if not isinstance(name, str):
-        raise TypeError("algorithm must be a string, got %r" % (name,))
-    out = ctypes.c_int()
-    if lib().algorithm_parse(name.lower().replace("_", "-").encode(), ctypes.byref(out)) != 0:
-        raise ValueError("unknown algorithm %r: use auto, bitonic, odd-even-merge or "
-                         "odd-even-transposition" % name)
-    return out.value
-
-
-def _flags(descending, stable):
-    return (DESCENDING if descending else 0) | (STABLE if stable else 0)
-
-
-class TopK(collections.namedtuple("TopK", ["values", "indices"])):
-    """What topk returns: (values, indices), also by name, like torch.topk's result."""
-    __slots__ = ()
-
-
 def _is_cl_array(a):
     # Look at the type's module before importing PyOpenCL: NumPy users never load it.
     if not type(a).__module__.startswith("pyopencl"):
@@ -178,163 +138,21 @@ def _any_cl(*arrays):
     return False
 
 
-def normalize_axis(axis, ndim):
-    """axis as an index in [0, ndim), or None (the flattened array); TypeError for what is not an
-    integer, numpy's AxisError (a ValueError) for one out of range."""
-    if axis is None:
-        return None
-    if isinstance(axis, (bool, np.bool_)):
-        raise TypeError("axis must be an integer or None, got %r" % (axis,))
-    try:
-        ax = operator.index(axis)
-    except TypeError:
-        raise TypeError("axis must be an integer or None, got %r" % (axis,)) from None
-    if not -ndim <= ax < ndim:
-        raise AxisError(ax, ndim)
-    return ax % ndim
-
-
-def _check_k(k, n):
-    if isinstance(k, (bool, np.bool_)):
-        raise TypeError("k must be an integer, got %r" % (k,))
-    try:
-        k = operator.index(k)
-    except TypeError:
-        raise TypeError("k must be an integer, got %r" % (k,)) from None
-    if not 0 <= k <= n:
-        raise ValueError("k = %d: it must lie in 0..%d (the length of the axis)" % (k, n))
-    return k
-
-
-def _host_keys(a, what="a"):
-    """`a` as a NumPy array of a key dtype (array-likes are converted, nothing is copied yet)."""
-    arr = a if isinstance(a, np.ndarray) else np.asarray(a)
-    key_type(arr.dtype)
-    return arr
-
-
-def _host_values(values, shape):
-    v = values if isinstance(values, np.ndarray) else np.asarray(values)
-    if v.shape != shape:
-        raise ValueError("values has shape %s, keys %s: they must match" % (v.shape, shape))
-    if v.dtype.itemsize not in (4, 8) or v.dtype.hasobject:
-        raise TypeError("values must have 4 or 8 bytes per element (and no Python objects); "
-                        "got %s" % v.dtype)
-    return v
-
-
-def _moved(a, axis):
-    """A view (or, for axis None on a non-contiguous array, a copy) of `a` with the sorted axis
-    last: the rows to sort."""
-    if axis is None:
-        return a.reshape(-1)
-    return np.moveaxis(a, axis, -1)
-
-
-def _check_out(out, shape, dtype, what="out"):
-    """Checks an output array; ValueError for anything wrong with it (it is not touched)."""
-    if not isinstance(out, np.ndarray):
-        raise ValueError("%s must be a numpy.ndarray (got %s)" % (what, type(out).__name__))
-    if out.shape != tuple(shape):
-        raise ValueError("%s has shape %s; the result has shape %s" % (what, out.shape,
-                                                                     tuple(shape)))
-    if out.dtype != dtype:
-        raise ValueError("%s has dtype %s; the result has dtype %s" % (what, out.dtype,
-                                                                     np.dtype(dtype)))
-    if not out.flags.writeable:
-        raise ValueError("%s is read-only" % what)
-    return out
-
-
-def _same_view(x, y):
-    return (x.__array_interface__["data"][0] == y.__array_interface__["data"][0]
-            and x.shape == y.shape and x.strides == y.strides and x.dtype == y.dtype)
-
-
-_COPY_THREADS = min(8, os.cpu_count() or 1)
-_PARALLEL_COPY_MIN = 8 << 20  # bytes
-_copy_pool = None
-_copy_pool_lock = threading.Lock()
-
-
-def _copy(src):
-    """A C-contiguous copy of src. A large contiguous array is copied by several threads
-    (np.copyto drops the GIL): one thread's memcpy, page faults of the new memory included, is a
-    large part of a GPU sort's end-to-end time (2^24 keys: 64 MiB)."""
-    global _copy_pool
-    if src.nbytes < _PARALLEL_COPY_MIN or _COPY_THREADS < 2 or not src.flags.c_contiguous:
-        return np.array(src, order="C", copy=True)
-    with _copy_pool_lock:
-        if _copy_pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-            _copy_pool = ThreadPoolExecutor(_COPY_THREADS, thread_name_prefix="clsort-copy")
-    dst = np.empty(src.shape, src.dtype)
-    s, d = src.reshape(-1), dst.reshape(-1)
-    step = -(-s.size // _COPY_THREADS)
-    parts = [(lo, min(lo + step, s.size)) for lo in range(0, s.size, step)]
-    list(_copy_pool.map(lambda r: np.copyto(d[r[0]:r[1]], s[r[0]:r[1]]), parts))
-    return dst
-
-
-def _workspace(src, dst):
-    """A C-contiguous array with src's contents to sort in place: dst itself where its layout
-    allows (then the result needs no copy), else a new array. Returns (array, is_dst)."""
-    if dst is not None and dst.flags.c_contiguous and dst.flags.aligned:
-        if not _same_view(src, dst):
-            np.copyto(dst, src)  # numpy buffers overlapping copies itself
-        return dst, True
-    return _copy(src), False
-
-
-def _pair_workspaces(src_k, src_v, dst_k, dst_v):
-    """_workspace for keys and values together: both sorted in their outputs, or both in new
-    arrays. Returns (keys array, values array, in the outputs)."""
-    if dst_k is None or not all(x.flags.c_contiguous and x.flags.aligned for x in (dst_k, dst_v)):
-        return (np.array(src_k, order="C", copy=True), np.array(src_v, order="C", copy=True),
-                False)
-    # Filling one output must not overwrite the other input before it is read.
-    if dst_k.size and np.may_share_memory(dst_k, src_v) and not _same_view(dst_v, src_v):
-        src_v = src_v.copy()
-    if dst_v.size and np.may_share_memory(dst_v, src_k) and not _same_view(dst_k, src_k):
-        src_k = src_k.copy()
-    kw, _ = _workspace(src_k, dst_k)
-    vw, _ = _workspace(src_v, dst_v)
-    return kw, vw, True
-
-
-def _row_indices(shape):
-    """int64 array of `shape` holding each element's position along the last axis."""
-    idx = np.empty(shape, dtype=np.int64)
-    if idx.size:
-        idx[...] = np.arange(shape[-1], dtype=np.int64)
-    return idx
-
-
-def _segment_offsets(offsets, n):
-    """Host offsets as a C-contiguous uint64 array after the checks the C call cannot make (it
-    does not know n)."""
-    off = np.asarray(offsets)
-    if off.ndim != 1 or off.size < 1:
-        raise ValueError("offsets must be 1-D with nseg + 1 entries (at least one)")
-    if off.dtype.kind not in "iu":
-        raise TypeError("offsets must be integers, got %s" % off.dtype)
-    if off.dtype.kind == "i" and off.min() < 0:
-        raise ValueError("offsets must not be negative")
-    off = np.ascontiguousarray(off, dtype=np.uint64)
-    if np.any(off[1:] < off[:-1]):
-        raise ValueError("offsets must not decrease")
-    if off[-1] > n:
-        raise ValueError("offsets[-1] = %d lies beyond the %d keys" % (off[-1], n))
-    return off
-
-
-def _split_out(out, what):
-    """out for a call with values: None or a (keys, values) pair."""
-    if out is None:
-        return None, None
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise ValueError("%s with values takes out=(keys_out, values_out)" % what)
-    return out[0], out[1]
+def _masked_filled(m, descending, total_order):
+    """numpy.ma's fill before a sort (MaskedArray.argsort): masked entries become a key that
+    sorts last, NaN for floats (above +inf in NumPy's order) and the type's largest value for the
+    rest; in descending order the type's smallest. Returns a plain ndarray."""
+    kt = key_type(m.dtype)
+    if kt.is_float and total_order:
+        raise TypeError("a masked array sorts in numpy.ma's order (NaNs and masked entries "
+                        "last): total_order=True is not available for it")
+    if descending:
+        fill = np.ma.maximum_fill_value(m)
+    elif kt.is_float:
+        fill = np.nan
+    else:
+        fill = np.ma.minimum_fill_value(m)
+    return np.asarray(m.filled(fill))
 
 
 def _opencl_platform_count():
@@ -541,6 +359,14 @@ class Context:
 
     # ---- sorts ---------------------------------------------------------------------------
 
+    def _accepts_flags(self, flags):
+        """Whether the loaded library takes `flags`: a sort of no keys checks its arguments and
+        does nothing else, and unknown flag bits are refused."""
+        with self._lock:
+            if self._ptr is None:
+                raise ValueError("clsort.Context is closed")
+            return lib().sort(self._ptr, None, 0, 2, 0, flags) == 0
+
     def _sort_rows(self, w, values, t, algo, flags):
         """Sorts every row (last axis) of the C-contiguous array w in place, values (same shape,
         C-contiguous) following, with one library call."""
@@ -549,160 +375,220 @@ class Context:
             return
         rows = w.size // n
         kp = ctypes.c_void_p(w.ctypes.data)
+        if values is None and flags & STABLE and flags & NAN_LARGEST:
+            # In NumPy's order keys that compare equal may differ in their bits (-0.0 and +0.0,
+            # NaN payloads): a stable sort of keys alone is one of pairs whose values are dropped.
+            values = np.zeros(w.shape, np.uint32)
         if values is None:
             if rows == 1:
                 self._call("sort", kp, n, t, algo, flags)
             else:
-                # Keys that compare equal have identical bits: keys alone are stable anyway, and
-                # clsort_sort_batch refuses the flag, which only matters for pairs.
+                # Keys alone that compare equal have identical bits here (totalOrder, integers):
+                # stable anyway, and clsort_sort_batch refuses the flag.
                 self._call("sort_batch", kp, n, rows, t, algo, flags & ~STABLE)
             return
         vp, vsize = ctypes.c_void_p(values.ctypes.data), values.dtype.itemsize
         if rows == 1:
             self._call("sort_pairs", kp, vp, vsize, n, t, algo, flags)
             return
-        _need_segments()
+        need_segments()
         off = np.arange(0, rows * n + 1, n, dtype=np.uint64)
         self._call("sort_segments", kp, vp, vsize, ctypes.c_void_p(off.ctypes.data), rows, t,
                    algo, flags)
 
-    def sort(self, a, axis=-1, *, descending=False, stable=False, algorithm="auto", out=None):
+    def sort(self, a, axis=-1, *, kind=None, descending=False, stable=False, total_order=False,
+             algorithm="auto", out=None):
         """The sorted array; see clsort.sort."""
+        stable = stable_of(kind, stable)
         if _any_cl(a, out):
             from . import _opencl
-            return _opencl.sort(self, a, axis, descending, stable, algorithm, out)
-        a = _host_keys(a)
-        t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+            return _opencl.sort(self, a, axis, descending, stable, total_order, algorithm, out)
+        if isinstance(a, np.ma.MaskedArray):
+            return self._sort_masked(a, axis, descending, stable, total_order, algorithm, out)
+        a, like = plain(a)
+        kt = key_type(a.dtype)
+        algo = algorithm_number(algorithm)
+        flags = order_flags(self, kt, descending, stable, total_order)
         ax = normalize_axis(axis, a.ndim)
-        src = _moved(a, ax)
-        dst = None
+        keys, copied = keys_in(a, kt)
+        src = moved(keys, ax)
+        dst = tgt = None
         if out is not None:
-            _check_out(out, a.shape if ax is not None else (a.size,), a.dtype)
-            dst = _moved(out, ax)
-        w, in_place = _workspace(src, dst)
-        self._sort_rows(w, None, t, algo, flags)
+            check_out(out, a.shape if ax is not None else (a.size,), a.dtype)
+            dst = moved(out, ax)
+            tgt = target(dst, kt)
+        if copied and tgt is None and src.flags.c_contiguous:
+            w, in_place = src, False  # the byte-swapped copy is this call's own
+        else:
+            w, in_place = workspace(src, tgt)
+        self._sort_rows(w, None, kt.number, algo, flags)
         if out is not None:
             if not in_place:
-                np.copyto(dst, w)
+                np.copyto(dst if tgt is None else tgt, w)
             return out
-        return w if ax is None else np.moveaxis(w, -1, ax)
+        res = keys_out(w, a.dtype)
+        return wrap(res if ax is None else np.moveaxis(res, -1, ax), like)
 
-    def argsort(self, a, axis=-1, *, descending=False, stable=False, algorithm="auto"):
+    def argsort(self, a, axis=-1, *, kind=None, descending=False, stable=False,
+                total_order=False, algorithm="auto"):
         """The int64 indices that sort `a` along `axis`; see clsort.argsort."""
+        stable = stable_of(kind, stable)
         if _any_cl(a):
             from . import _opencl
-            return _opencl.argsort(self, a, axis, descending, stable, algorithm)
-        a = _host_keys(a)
-        t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+            return _opencl.argsort(self, a, axis, descending, stable, total_order, algorithm)
+        if isinstance(a, np.ma.MaskedArray):
+            filled = _masked_filled(a, descending, total_order)
+            return self.argsort(filled, axis, descending=descending, stable=stable,
+                                algorithm=algorithm)
+        a, like = plain(a)
+        kt = key_type(a.dtype)
+        algo = algorithm_number(algorithm)
+        flags = order_flags(self, kt, descending, stable, total_order)
         ax = normalize_axis(axis, a.ndim)
-        w, _ = _workspace(_moved(a, ax), None)
-        idx = _row_indices(w.shape)
-        self._sort_rows(w, idx, t, algo, flags)
-        return idx if ax is None else np.moveaxis(idx, -1, ax)
+        keys, copied = keys_in(a, kt)
+        src = moved(keys, ax)
+        w = src if copied and src.flags.c_contiguous else workspace(src, None)[0]
+        idx = row_indices(w.shape)
+        self._sort_rows(w, idx, kt.number, algo, flags)
+        return wrap(idx if ax is None else np.moveaxis(idx, -1, ax), like)
 
-    def sort_pairs(self, keys, values, axis=-1, *, descending=False, stable=False,
-                   algorithm="auto", out=None):
+    def _sort_masked(self, m, axis, descending, stable, total_order, algorithm, out):
+        """numpy.ma.sort: the data and the mask in the order of the filled data, where masked
+        entries sort last (_masked_filled)."""
+        if out is not None:
+            raise TypeError("out= is not taken with a masked array: its mask is part of the "
+                            "result")
+        res = np.array(m, copy=True, subok=True)
+        if axis is None:
+            res, axis = res.flatten(), 0
+        idx = self.argsort(res, axis, descending=descending, stable=stable,
+                           total_order=total_order, algorithm=algorithm)
+        res[...] = np.take_along_axis(res, idx, axis=axis)
+        return res
+
+    def sort_pairs(self, keys, values, axis=-1, *, kind=None, descending=False, stable=False,
+                   total_order=False, algorithm="auto", out=None):
         """(sorted keys, values in the same order); see clsort.sort_pairs."""
+        stable = stable_of(kind, stable)
         if _any_cl(keys, values, out):
             from . import _opencl
-            return _opencl.sort_pairs(self, keys, values, axis, descending, stable, algorithm,
-                                      out)
-        keys = _host_keys(keys, "keys")
-        values = _host_values(values, keys.shape)
-        t, algo, flags = key_type(keys.dtype), algorithm_number(algorithm), _flags(descending,
-                                                                                   stable)
+            return _opencl.sort_pairs(self, keys, values, axis, descending, stable, total_order,
+                                      algorithm, out)
+        keys, klike = plain(keys, "keys")
+        values, vlike = host_values(values, keys.shape)
+        kt = key_type(keys.dtype)
+        algo = algorithm_number(algorithm)
+        flags = order_flags(self, kt, descending, stable, total_order)
         ax = normalize_axis(axis, keys.ndim)
-        ko, vo = _split_out(out, "sort_pairs")
-        kd = vd = None
+        ko, vo = split_out(out, "sort_pairs")
+        kd = vd = ktgt = None
         if out is not None:
             shape = keys.shape if ax is not None else (keys.size,)
-            _check_out(ko, shape, keys.dtype, "out[0]")
-            _check_out(vo, shape, values.dtype, "out[1]")
+            check_out(ko, shape, keys.dtype, "out[0]")
+            check_out(vo, shape, values.dtype, "out[1]")
             if ko.size and np.may_share_memory(ko, vo):
                 raise ValueError("out[0] and out[1] overlap in memory")
-            kd, vd = _moved(ko, ax), _moved(vo, ax)
-        kw, vw, in_place = _pair_workspaces(_moved(keys, ax), _moved(values, ax), kd, vd)
-        self._sort_rows(kw, vw, t, algo, flags)
+            kd, vd = moved(ko, ax), moved(vo, ax)
+            ktgt = target(kd, kt)
+        kw, vw, in_place = pair_workspaces(moved(keys_in(keys, kt)[0], ax), moved(values, ax),
+                                           ktgt, vd if ktgt is not None else None)
+        self._sort_rows(kw, vw, kt.number, algo, flags)
         if out is not None:
             if not in_place:
-                np.copyto(kd, kw)
+                np.copyto(kd if ktgt is None else ktgt, kw)
                 np.copyto(vd, vw)
             return ko, vo
-        if ax is None:
-            return kw, vw
-        return np.moveaxis(kw, -1, ax), np.moveaxis(vw, -1, ax)
+        kw = keys_out(kw, keys.dtype)
+        if ax is not None:
+            kw, vw = np.moveaxis(kw, -1, ax), np.moveaxis(vw, -1, ax)
+        return wrap(kw, klike), wrap(vw, vlike)
 
-    def sort_segments(self, a, offsets, values=None, *, descending=False, stable=False,
-                      algorithm="auto", out=None):
+    def sort_segments(self, a, offsets, values=None, *, kind=None, descending=False,
+                      stable=False, total_order=False, algorithm="auto", out=None):
         """A copy of the 1-D `a` with each segment sorted; see clsort.sort_segments."""
+        stable = stable_of(kind, stable)
         if _any_cl(a, values, out):
             from . import _opencl
             return _opencl.sort_segments(self, a, offsets, values, descending, stable,
-                                         algorithm, out)
-        _need_segments()
-        a = _host_keys(a)
-        t, algo, flags = key_type(a.dtype), algorithm_number(algorithm), _flags(descending, stable)
+                                         total_order, algorithm, out)
+        need_segments()
+        a, like = plain(a)
+        kt = key_type(a.dtype)
+        algo = algorithm_number(algorithm)
+        flags = order_flags(self, kt, descending, stable, total_order)
         if a.ndim != 1:
             raise ValueError("sort_segments sorts a 1-D array (got shape %s)" % (a.shape,))
         if values is not None:
-            values = _host_values(values, a.shape)
-        off = _segment_offsets(offsets, a.size)
+            values, vlike = host_values(values, a.shape)
+        off = segment_offsets(offsets, a.size)
+        keys = keys_in(a, kt)[0]
         if values is None:
             if out is not None:
-                _check_out(out, a.shape, a.dtype)
-            kw, in_place = _workspace(a, out)
+                check_out(out, a.shape, a.dtype)
+            ktgt = target(out, kt) if out is not None else None
+            kw, in_place = workspace(keys, ktgt)
             vw = ko = vo = None
+            if flags & STABLE and flags & NAN_LARGEST:
+                vw = np.zeros(a.shape, np.uint32)  # as in _sort_rows: stable keys are pairs
         else:
-            ko, vo = _split_out(out, "sort_segments")
+            ko, vo = split_out(out, "sort_segments")
+            ktgt = None
             if out is not None:
-                _check_out(ko, a.shape, a.dtype, "out[0]")
-                _check_out(vo, a.shape, values.dtype, "out[1]")
+                check_out(ko, a.shape, a.dtype, "out[0]")
+                check_out(vo, a.shape, values.dtype, "out[1]")
                 if ko.size and np.may_share_memory(ko, vo):
                     raise ValueError("out[0] and out[1] overlap in memory")
-            kw, vw, in_place = _pair_workspaces(a, values, ko, vo)
+                ktgt = target(ko, kt)
+            kw, vw, in_place = pair_workspaces(keys, values, ktgt,
+                                               vo if ktgt is not None else None)
         vp = ctypes.c_void_p(vw.ctypes.data) if vw is not None else None
         vsize = vw.dtype.itemsize if vw is not None else 0
         self._call("sort_segments", ctypes.c_void_p(kw.ctypes.data), vp, vsize,
-                   ctypes.c_void_p(off.ctypes.data), off.size - 1, t, algo, flags)
+                   ctypes.c_void_p(off.ctypes.data), off.size - 1, kt.number, algo, flags)
         if values is None:
             if out is None:
-                return kw
+                return wrap(keys_out(kw, a.dtype), like)
             if not in_place:
-                np.copyto(out, kw)
+                np.copyto(out if ktgt is None else ktgt, kw)
             return out
         if out is None:
-            return kw, vw
+            return wrap(keys_out(kw, a.dtype), like), wrap(vw, vlike)
         if not in_place:
-            np.copyto(ko, kw)
+            np.copyto(ko if ktgt is None else ktgt, kw)
             np.copyto(vo, vw)
         return ko, vo
 
-    def topk(self, a, k, axis=-1, *, largest=True, sorted=True):
+    def topk(self, a, k, axis=-1, *, largest=True, sorted=True, total_order=False):
         """(values, int64 indices) of the k largest (or smallest) along `axis`; see clsort.topk."""
         if _any_cl(a):
             from . import _opencl
-            return _opencl.topk(self, a, k, axis, largest, sorted)
-        a = _host_keys(a)
-        t = key_type(a.dtype)
+            return _opencl.topk(self, a, k, axis, largest, sorted, total_order)
+        a, like = plain(a)
+        kt = key_type(a.dtype)
+        ax = topk_axis(axis, a.ndim)
         if a.ndim == 0:
-            raise ValueError("topk needs an array of at least one dimension")
-        ax = normalize_axis(axis, a.ndim)
-        src = _moved(a, ax)
+            # torch.topk of a scalar: its one element, whose index is 0 (k is 0 or 1).
+            check_k(k, 1)
+            return TopK(wrap(np.array(a, copy=True), like), wrap(np.zeros((), np.int64), like))
+        flags = order_flags(self, kt, largest, False, total_order)
+        src = moved(a, ax)
         n = src.shape[-1]
-        k = _check_k(k, n)
-        kv = np.empty(src.shape[:-1] + (k,), dtype=a.dtype)
+        k = check_k(k, n)
+        kv = np.empty(src.shape[:-1] + (k,), dtype=kt.work)
         ki = np.empty(src.shape[:-1] + (k,), dtype=np.int64)
         if kv.size:
-            topk_fn = _need_topk()
+            topk_fn = need_topk()
+            src = keys_in(src, kt)[0]
             if not (src.flags.c_contiguous and src.flags.aligned):
                 src = np.array(src, order="C", copy=True)
             # Indices come back as uint64 (value_size 8); below 2^63 their bits are the int64's.
             self._call(topk_fn, ctypes.c_void_p(src.ctypes.data), None, 8, n, src.size // n, k,
-                       t, DESCENDING if largest else 0, ctypes.c_void_p(kv.ctypes.data),
+                       kt.number, flags, ctypes.c_void_p(kv.ctypes.data),
                        ctypes.c_void_p(ki.ctypes.data))
-        if ax is None:
-            return TopK(kv, ki)
-        return TopK(np.moveaxis(kv, -1, ax), np.moveaxis(ki, -1, ax))
+        kv = keys_out(kv, a.dtype)
+        if ax is not None:
+            kv, ki = np.moveaxis(kv, -1, ax), np.moveaxis(ki, -1, ax)
+        return TopK(wrap(kv, like), wrap(ki, like))
 
     def sort_copy(self, a, descending=False, algorithm="auto", stable=False):
         """Alias of sort (axis -1), kept for callers of 0.3: sort returns a new array now."""
@@ -764,97 +650,102 @@ def _context_for(device, arrays):
     return default_context(device)
 
 
-def sort(a, axis=-1, *, descending=False, stable=False, algorithm="auto", out=None, device=None):
+def sort(a, axis=-1, *, kind=None, descending=False, stable=False, total_order=False,
+         algorithm="auto", out=None, device=None):
     """Returns `a` sorted along `axis`, like numpy.sort: a new array, or `out` when given
     (out=a sorts in place). The input is never modified otherwise.
 
-    a: a NumPy array (or array-like) or a pyopencl.array.Array of dtype uint32, int32, float32,
-    uint64, int64 or float64 (native byte order); anything else raises TypeError. Floats sort by
-    IEEE totalOrder (-NaN < -inf < -0.0 < +0.0 < +inf < +NaN), and every output bit pattern is an
-    input bit pattern. axis: an integer, or None to sort the flattened array (the result is
-    1-D). Every 1-D slice along the axis is sorted on its own, all in one library call.
-    descending: the exact reverse order. stable: accepted for numpy's sake; keys alone are stable
-    anyway (equal keys have identical bits). algorithm: "auto", "bitonic", "odd-even-merge" or
-    "odd-even-transposition". out: an array of the result's shape and dtype (ValueError
-    otherwise); when its rows along the axis are C-contiguous it is sorted where it lies, else
-    the result is copied into it. device: None (the module's default device: CLSORT_DEVICE, else
-    the best one), a device spec string as for Context, or a Context; pyopencl arrays sort on
-    their queue's device.
+    a: a NumPy array (or array-like) or a pyopencl.array.Array of dtype uint8, int8, uint16,
+    int16, uint32, int32, uint64, int64, float16, float32, float64, bool, or ml_dtypes' bfloat16
+    (of any byte order: the result keeps the input's dtype; pyopencl arrays native only);
+    anything else raises TypeError. The order is NumPy's: floats compare by value, -0.0 == +0.0,
+    and every NaN (either sign, any payload) equals every other and is larger than +inf, so NaNs
+    come last (CLSORT_NAN_LARGEST). total_order=True sorts floats by IEEE totalOrder instead
+    (-NaN < -inf < -0.0 < +0.0 < +inf < +NaN). Either way every output bit pattern is an input
+    bit pattern. axis: an integer, or None to sort the flattened array (the result is 1-D).
+    Every 1-D slice along the axis is sorted on its own, all in one library call.
+    kind: as numpy.sort's: None, "quicksort" or "heapsort" (equal keys in any order), "stable"
+    or "mergesort" (stable); anything else raises ValueError. stable=True is kind="stable".
+    descending: the exact reverse order (NaNs first). algorithm: "auto", "bitonic",
+    "odd-even-merge", "odd-even-transposition" or "radix". out: an array of the result's shape
+    and dtype (ValueError otherwise); when its rows along the axis are C-contiguous it is sorted
+    where it lies, else the result is copied into it. device: None (the module's default device:
+    CLSORT_DEVICE, else the best one), a device spec string as for Context, or a Context;
+    pyopencl arrays sort on their queue's device.
+
+    A masked array is sorted as numpy.ma.sort sorts it (masked entries last, the mask carried
+    along; out= is refused). Another ndarray subclass comes back as that subclass; np.matrix is
+    refused (TypeError).
 
     Copies: the rows along the axis are gathered into one C-contiguous block (that copy is the
     result); an axis other than the last, a non-contiguous view or a Fortran-ordered array costs
     nothing more than that copy, but the result then keeps the sorted axis innermost in memory
     (np.moveaxis of the sorted block). pyopencl arrays come back C-contiguous, with the event of
     the work attached."""
-    return _context_for(device, [a, out]).sort(a, axis, descending=descending, stable=stable,
-                                               algorithm=algorithm, out=out)
+    return _context_for(device, [a, out]).sort(
+        a, axis, kind=kind, descending=descending, stable=stable, total_order=total_order,
+        algorithm=algorithm, out=out)
 
 
-def argsort(a, axis=-1, *, descending=False, stable=False, algorithm="auto", device=None):
+def argsort(a, axis=-1, *, kind=None, descending=False, stable=False, total_order=False,
+            algorithm="auto", device=None):
     """Returns the int64 indices that sort `a` along `axis` (numpy.argsort): for axis=None,
-    indices into the flattened array. stable=True keeps equal keys in their input order (in both
-    directions), so that in ascending order the result equals numpy.argsort(a, kind="stable")
-    wherever numpy's order is the header's (numpy puts NaNs last and does not order -0.0 before
-    +0.0; clsort uses totalOrder). Without stable the order of equal keys is unspecified. The
-    keys travel with their positions in one clsort_sort_pairs / clsort_sort_segments call."""
-    return _context_for(device, [a]).argsort(a, axis, descending=descending, stable=stable,
-                                             algorithm=algorithm)
+    indices into the flattened array. Keys, order, kind and total_order as for clsort.sort.
+    A stable sort (stable=True, kind="stable" or "mergesort") keeps equal keys in their input
+    order (in both directions), so that clsort.argsort(a, stable=True) equals
+    numpy.argsort(a, kind="stable") for every key dtype, NaNs and signed zeros included.
+    Otherwise the order of equal keys is unspecified. A masked array gives numpy.ma.argsort's
+    indices (a plain array). The keys travel with their positions in one clsort_sort_pairs /
+    clsort_sort_segments call."""
+    return _context_for(device, [a]).argsort(
+        a, axis, kind=kind, descending=descending, stable=stable, total_order=total_order,
+        algorithm=algorithm)
 
 
-def sort_pairs(keys, values, axis=-1, *, descending=False, stable=False, algorithm="auto",
-               out=None, device=None):
+def sort_pairs(keys, values, axis=-1, *, kind=None, descending=False, stable=False,
+               total_order=False, algorithm="auto", out=None, device=None):
     """Returns (sorted keys, values in the same order): values[i] (any dtype of 4 or 8 bytes,
-    the keys' shape) follows keys[i] along `axis` (None: both flattened). stable=True keeps equal
-    keys in their input order. out=(keys_out, values_out) receives the result (out=(keys, values)
-    sorts in place)."""
+    the keys' shape) follows keys[i] along `axis` (None: both flattened). Keys and order as for
+    clsort.sort; a stable sort keeps equal keys in their input order. out=(keys_out,
+    values_out) receives the result (out=(keys, values) sorts in place). Masked arrays raise
+    TypeError."""
     return _context_for(device, [keys, values, out]).sort_pairs(
-        keys, values, axis, descending=descending, stable=stable, algorithm=algorithm, out=out)
+        keys, values, axis, kind=kind, descending=descending, stable=stable,
+        total_order=total_order, algorithm=algorithm, out=out)
 
 
-def sort_segments(a, offsets, values=None, *, descending=False, stable=False, algorithm="auto",
-                  out=None, device=None):
+def sort_segments(a, offsets, values=None, *, kind=None, descending=False, stable=False,
+                  total_order=False, algorithm="auto", out=None, device=None):
     """Returns a copy of the 1-D array `a` in which each segment a[offsets[i]:offsets[i+1]]
     (i < len(offsets) - 1) is sorted on its own; elements outside [offsets[0], offsets[-1]) are
-    copied unchanged. offsets: nseg + 1 non-decreasing integers (ValueError otherwise). With
-    `values` the result is (keys, values). out: an array (a pair with values) for the result;
-    out=a sorts in place. Raises NotImplementedError when the loaded library predates
-    clsort_sort_segments."""
+    copied unchanged. offsets: nseg + 1 non-decreasing integers (ValueError otherwise). Keys and
+    order as for clsort.sort. With `values` the result is (keys, values). out: an array (a pair
+    with values) for the result; out=a sorts in place. Masked arrays raise TypeError. Raises
+    NotImplementedError when the loaded library predates clsort_sort_segments."""
     return _context_for(device, [a, values, out]).sort_segments(
-        a, offsets, values, descending=descending, stable=stable, algorithm=algorithm, out=out)
+        a, offsets, values, kind=kind, descending=descending, stable=stable,
+        total_order=total_order, algorithm=algorithm, out=out)
 
 
-def topk(a, k, axis=-1, *, largest=True, sorted=True, device=None):
+def topk(a, k, axis=-1, *, largest=True, sorted=True, total_order=False, device=None):
     """Returns (values, indices) of the k largest (largest=False: smallest) elements of every
     1-D slice along `axis`, like torch.topk: both of the input's shape with that axis cut to k,
     the values in sorted order (largest first, or smallest first), indices int64 positions along
-    the axis. Among equal keys the one with the lower index is taken and comes first, so the
-    result is a stable sort of each slice cut after k. sorted=False is accepted; the result is
-    sorted anyway. 0 <= k <= the axis' length (ValueError otherwise). One clsort_topk call (or
-    clsort_topk_buffer for pyopencl arrays); NotImplementedError when the loaded library lacks
-    it."""
-    return _context_for(device, [a]).topk(a, k, axis, largest=largest, sorted=sorted)
+    the axis. Keys and order as for clsort.sort: NaNs rank largest, as torch.topk ranks them
+    (total_order=True: IEEE totalOrder). Among equal keys the one with the lower index is taken
+    and comes first, so the result is a stable sort of each slice cut after k. sorted=False is
+    accepted; the result is sorted anyway. 0 <= k <= the axis' length (ValueError otherwise); a
+    0-d array is one element, as torch.topk takes it: its value and index 0, both 0-d.
+    One clsort_topk call (or clsort_topk_buffer for pyopencl arrays); NotImplementedError when
+    the loaded library lacks it. Masked arrays raise TypeError."""
+    return _context_for(device, [a]).topk(a, k, axis, largest=largest, sorted=sorted,
+                                          total_order=total_order)
 
 
 def sort_copy(a, descending=False, algorithm="auto", device=None, stable=False):
     """clsort.sort(a) with 0.3's signature, for its callers: 0.3's sort sorted in place, sort_copy
     returned the sorted copy that sort returns now."""
     return sort(a, descending=descending, stable=stable, algorithm=algorithm, device=device)
-
-
-def _need_segments():
-    if lib().sort_segments is None:
-        raise NotImplementedError(
-            "the loaded libclsort (%s, version %s) has no clsort_sort_segments; sorting many "
-            "rows with values needs a newer library" % (library_path(), library_version()))
-
-
-def _need_topk(buffer=False):
-    name = "topk_buffer" if buffer else "topk"
-    if getattr(lib(), name, None) is None:
-        raise NotImplementedError(
-            "the loaded libclsort (%s, version %s) has no clsort_%s; top-k needs a newer "
-            "library" % (library_path(), library_version(), name))
-    return name
 
 
 def get_stats(device=None):

@@ -1,4 +1,4 @@
-"""clsort.sort_segments (clsort_sort_segments, issue 12): skipped, with the reason, while the
+"""clsort.sort_segments (clsort_sort_segments): skipped, with the reason, while the
 loaded library does not have it yet."""
 import ctypes
 
@@ -8,7 +8,7 @@ import pytest
 import clsort
 from clsort import _lib
 from clsort._lib import lib
-from clsort.api import _segment_offsets
+from clsort._args import segment_offsets as _segment_offsets
 from conftest import DTYPES, assert_same_bits, make_keys, reference_order, reference_sort
 
 HAVE = lib().sort_segments is not None
@@ -24,7 +24,7 @@ def random_offsets(rng, n, nseg):
 @pytest.mark.skipif(HAVE, reason="the library has clsort_sort_segments")
 def test_missing_symbol_is_not_implemented():
     with pytest.raises(NotImplementedError, match="clsort_sort_segments"):
-        clsort.sort_segments(np.zeros(4, np.uint32), [0, 4])
+        clsort.sort_segments(np.zeros(4, np.uint32), [0, 4], total_order=True)
 
 
 @needs_segments
@@ -35,13 +35,14 @@ def test_segments_keys(rng, ctx, dtype, descending, nseg):
     n = 20000
     h = make_keys(rng, dtype, n)
     off = random_offsets(rng, n, nseg)
-    a = ctx.sort_segments(h, off, descending=descending)
+    a = ctx.sort_segments(h, off, descending=descending, total_order=True)
     want = h.copy()
     for lo, hi in zip(off[:-1], off[1:]):
         want[lo:hi] = reference_sort(h[lo:hi], descending)
     assert_same_bits(a, want)  # also: nothing outside [off[0], off[-1]) moved
     b = h.copy()
-    assert ctx.sort_segments(b, off, descending=descending, out=b) is b  # in place
+    # in place
+    assert ctx.sort_segments(b, off, descending=descending, out=b, total_order=True) is b
     assert_same_bits(b, want)
 
 
@@ -53,10 +54,11 @@ def test_segments_pairs(rng, ctx, stable):
     off = np.concatenate([[0, 0, 1], rng.integers(1, n, 50), [n, n]])
     off.sort()
     vals = np.arange(n, dtype=np.int64)
-    k, v = clsort.sort_segments(h, off, values=vals, stable=stable, device=ctx)
+    k, v = clsort.sort_segments(h, off, values=vals, stable=stable, device=ctx, total_order=True)
     assert np.array_equal(vals, np.arange(n))  # inputs untouched
     k2, v2 = h.copy(), vals.copy()
-    r = clsort.sort_segments(k2, off, values=v2, stable=True, device=ctx, out=(k2, v2))
+    r = clsort.sort_segments(k2, off, values=v2, stable=True, device=ctx, out=(k2, v2),
+                             total_order=True)
     assert r[0] is k2 and r[1] is v2
     assert_same_bits(k2, k)
     for lo, hi in zip(off[:-1], off[1:]):
@@ -72,13 +74,13 @@ def test_segments_errors_touch_nothing(ctx):
     out = np.zeros(10, np.int32)
     for bad in ([0, 11], [5, 3], [[0, 4]]):
         with pytest.raises(ValueError):
-            ctx.sort_segments(a, bad, out=out)
+            ctx.sort_segments(a, bad, out=out, total_order=True)
     with pytest.raises(ValueError, match="1-D"):
-        ctx.sort_segments(a.reshape(2, 5), [0, 5], out=out)
+        ctx.sort_segments(a.reshape(2, 5), [0, 5], out=out, total_order=True)
     with pytest.raises(ValueError):
-        ctx.sort_segments(a, [0, 10], out=np.zeros(9, np.int32))
+        ctx.sort_segments(a, [0, 10], out=np.zeros(9, np.int32), total_order=True)
     with pytest.raises(ValueError):
-        ctx.sort_segments(a, [0, 10], values=a.copy(), out=out)
+        ctx.sort_segments(a, [0, 10], values=a.copy(), out=out, total_order=True)
     assert not out.any() and a.tolist() == list(range(10, 0, -1))
 
 
