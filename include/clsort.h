@@ -99,30 +99,40 @@ typedef enum clsort_type {
     CLSORT_F64
 } clsort_type;
 
-/** Sorting networks. AUTO picks the fastest for the size and type on the context's device: a
- *  network, or for host arrays the host's own sort where it wins (AUTO's host path: on a CPU
- *  device, where the "device" is the host's cores, every size by default; see
- *  clsort_set_host_path_max). BITONIC, ODD_EVEN_MERGE and ODD_EVEN_TRANSPOSITION always run
- *  that network above the small-input host fallback (clsort_set_host_fallback_max; none with
- *  CLSORT_NO_HOST_FALLBACK): they are what the data-oblivious guarantee covers
- *  (docs/security.md). */
+/** Sorting algorithms: three sorting networks and a radix sort. AUTO picks the fastest for the
+ *  size and type on the context's device: a network, the radix sort (GPU devices, above the
+ *  config's crossover sizes per key width and value size; where its second device buffer cannot
+ *  be had, a network in place instead), or for host arrays the host's own sort where it wins
+ *  (AUTO's host path: on a CPU device, where the "device" is the host's cores, every size by
+ *  default; see clsort_set_host_path_max). BITONIC, ODD_EVEN_MERGE and ODD_EVEN_TRANSPOSITION
+ *  always run that network above the small-input host fallback (clsort_set_host_fallback_max;
+ *  none with CLSORT_NO_HOST_FALLBACK): they are what the data-oblivious guarantee covers
+ *  (docs/security.md). RADIX (appended; the values above are unchanged) is an LSD radix sort
+ *  on the device, on any device type, above the same host fallback: stable by construction (so
+ *  CLSORT_STABLE costs nothing with it), not in place and not data-oblivious: it needs a second
+ *  device buffer as large as the keys (and one as large as the values), and where that cannot be
+ *  had the sort returns CLSORT_ERR_OUT_OF_MEMORY with the data untouched. clsort_sort_batch and
+ *  the segmented sorts run the bitonic network where RADIX is asked for (their long segments
+ *  that go through clsort_sort excepted). AUTO and RADIX are not data-oblivious. */
 typedef enum clsort_algorithm {
     CLSORT_AUTO,
     CLSORT_BITONIC,
     CLSORT_ODD_EVEN_MERGE,
-    CLSORT_ODD_EVEN_TRANSPOSITION
+    CLSORT_ODD_EVEN_TRANSPOSITION,
+    CLSORT_RADIX
 } clsort_algorithm;
 
 /** Flag: sort in descending order (the exact reverse of ascending). */
 #define CLSORT_DESCENDING 1u
 /** Flag: keys that compare equal keep their input order (values travel with them). For keys
- *  alone this costs nothing: keys that compare equal have identical bits. For pairs it costs
- *  extra work: the keys are sorted with their positions on the device, runs of equal keys are put
+ *  alone this costs nothing: keys that compare equal have identical bits. Nor with the radix
+ *  sort (CLSORT_RADIX, or AUTO where it picks the radix sort), which is stable anyway. For pairs
+ *  sorted by a network it costs extra work: the keys are sorted with their positions on the device, runs of equal keys are put
  *  back in input order on the host, and the values are moved by position (n * 8 + n * value_size
  *  bytes of host memory). */
 #define CLSORT_STABLE 2u
 /** Flag: never sort on the host (neither the fallback for small inputs nor AUTO's host path);
- *  always run the device network. */
+ *  always run the device network (or radix sort). */
 #define CLSORT_NO_HOST_FALLBACK 4u
 
 /** Returns the size in bytes of one key of `type` (4 or 8), or 0 for an invalid type. */
@@ -132,8 +142,8 @@ CLSORT_API size_t clsort_type_size(clsort_type type);
 CLSORT_API const char *clsort_type_name(clsort_type type);
 /** Parses a type name as above; returns 0 and sets *type, or -1 if unknown. */
 CLSORT_API int clsort_type_parse(const char *name, clsort_type *type);
-/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", or "unknown" for a
- *  value that is not a clsort_algorithm (never NULL; static strings). */
+/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", "radix", or "unknown"
+ *  for a value that is not a clsort_algorithm (never NULL; static strings). */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algo);
 /** Parses an algorithm name as above; returns 0 and sets *algo, or -1 if unknown. */
 CLSORT_API int clsort_algorithm_parse(const char *name, clsort_algorithm *algo);

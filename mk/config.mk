@@ -69,7 +69,8 @@ DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy p
 KERNELS   = kernels/manifest.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
             kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
             kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
-            kernels/segmented.cl kernels/seg_large.cl kernels/topk.cl
+            kernels/segmented.cl kernels/seg_large.cl kernels/topk.cl \
+            kernels/radix.cl
 LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
 PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)

@@ -39,8 +39,32 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
     return clsort__check_fp64(ctx, fn, type);
 }
 
-/* Host arrays -> scratch buffers -> sort -> host arrays, blocking. On failure the host arrays
- * are untouched: results are only read back once every launch was enqueued successfully. */
+/* What a device sort of `count` arrays of n keys runs, into *algo: explicit algorithms stay;
+ * AUTO takes the radix sort where clsort__auto_choice says so and its second buffers can be had
+ * (reserved here, so that the sort finds them), else sorts in place with AUTO's network. */
+static int resolve_device_algo(clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
+                               size_t value_size, clsort_algorithm *algo)
+{
+    if (*algo != CLSORT_AUTO)
+        return CLSORT_OK;
+    clsort_algorithm a = clsort__auto_choice(ctx, n, count, type, value_size);
+    if (a == CLSORT_RADIX) {
+        clsort__plan plan;
+        clsort__plan_sort(ctx, n, count, type, CLSORT_RADIX, 0, value_size, &plan);
+        const int rc = clsort__run_reserve_radix(ctx, &plan);
+        if (rc == CLSORT_ERR_OUT_OF_MEMORY) {
+            clsort__trace(ctx, "AUTO: no room for the radix sort's second buffers (%s); a network "
+                               "sorts in place",
+                          clsort_last_error(ctx));
+            a = clsort__resolve_auto(ctx, n);
+        } else if (rc != CLSORT_OK) {
+            return rc;
+        }
+    }
+    *algo = a;
+    return CLSORT_OK;
+}
+
 /* Enqueues the sort of `count` arrays of n keys in buffers after the wait list; *done (if not
  * NULL) gets the last event. The API drives the layers one way: it makes the plan (plan.c),
  * starts the run (run.c), feeds it the schedule's steps (schedule.c) and ends the run. */
@@ -49,9 +73,12 @@ static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_
                         cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     clsort__plan plan;
+    int rc = resolve_device_algo(ctx, n, count, type, value_size, &algo);
+    if (rc != CLSORT_OK)
+        return rc;
     clsort__plan_sort(ctx, n, count, type, algo, flags, value_size, &plan);
     clsort__run run;
-    int rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
+    rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
         rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
@@ -154,8 +181,8 @@ static int upload_and_sort(clsort_ctx *ctx, const void *keys, const void *values
                                           {values ? ctx->scratch[1] : NULL, values, value_size}};
     const int nparts = values ? 2 : 1;
     /* A chunk holds whole tiles of one array, or whole arrays of a batch (each array's tiles
-     * start at its own first key). */
-    const size_t chunk = rc == CLSORT_OK && !plan.empty
+     * start at its own first key). The radix sort has no pass that a chunk could start alone. */
+    const size_t chunk = rc == CLSORT_OK && !plan.empty && plan.program != CLSORT__PROGRAM_RADIX
                              ? clsort__overlap_chunk(ctx, parts, nparts, total,
                                                      count > 1 ? n : plan.params->tile)
                              : 0;
@@ -193,6 +220,8 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     const size_t kbytes = total * ks, vbytes = values ? total * value_size : 0;
     if (kbytes > ctx->dev.max_alloc || vbytes > ctx->dev.max_alloc)
         return clsort__ensure_scratch(ctx, 0, kbytes > vbytes ? kbytes : vbytes);
+    /* AUTO resolved (and the radix sort's buffers reserved) before the data moves. */
+    CLSORT__CHECK(resolve_device_algo(ctx, n, count, type, values ? value_size : 0, &algo));
     if (clsort__zero_copy_usable(ctx, keys) && (!values || clsort__zero_copy_usable(ctx, values))) {
         int used = 0;
         rc = sort_in_place(ctx, keys, values, value_size, n, count, type, algo, flags, &used);
@@ -328,9 +357,18 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
                         1, values != NULL);
     if (rc)
         return rc;
-    /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
-    if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
-        return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
+    /* The host sort keeps CLSORT_STABLE itself (hostsort.h), and so does the radix sort
+     * (explicit, or AUTO's where its buffers can be had): only the networks need the
+     * positions. */
+    if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags)) {
+        clsort_algorithm resolved = algo;
+        rc = resolve_device_algo(ctx, n, 1, type, value_size, &resolved);
+        if (rc != CLSORT_OK)
+            return rc;
+        if (resolved != CLSORT_RADIX)
+            return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
+        algo = resolved;
+    }
     return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
 }
 
@@ -424,7 +462,7 @@ static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_al
     return rc;
 }
 
-#define MAX_PREP_SIZES (2 * (CLSORT__MAX_AUTO_RULES + CLSORT__NETWORKS * CLSORT__MAX_SIZE_RANGES) + 2)
+#define MAX_PREP_SIZES (2 * (CLSORT__MAX_AUTO_RULES + CLSORT__NETWORKS * CLSORT__MAX_SIZE_RANGES) + 4)
 
 static void add_size(uint64_t *sizes, int *nsizes, uint64_t n, uint64_t lo, uint64_t hi)
 {
@@ -448,6 +486,13 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
         add_size(sizes, &nsizes, m, lo, hi);
         if (m < UINT64_MAX)
             add_size(sizes, &nsizes, m + 1, lo, hi);
+    }
+    /* Where AUTO turns to the radix sort. */
+    const uint64_t radix_min = clsort__radix_min_n(ctx, type, value_size);
+    if (radix_min < UINT64_MAX) {
+        add_size(sizes, &nsizes, radix_min, lo, hi);
+        if (radix_min > 0)
+            add_size(sizes, &nsizes, radix_min - 1, lo, hi);
     }
     const int width = clsort__width_index(type), valkind = clsort__valkind_index(value_size);
     for (int net = 0; net < CLSORT__NETWORKS; ++net)
@@ -526,12 +571,15 @@ static int first_launch_only(const clsort__step *step, void *user)
 static int warm_up(clsort_ctx *ctx, size_t n, clsort_type type, size_t vs, clsort_algorithm algo)
 {
     clsort__plan plan;
+    int rc = resolve_device_algo(ctx, n, 1, type, vs, &algo);
+    if (rc != CLSORT_OK)
+        return rc;
     clsort__plan_sort(ctx, n, 1, type, algo, 0, vs, &plan);
     clsort__run run;
     first_launches fl;
     memset(&fl, 0, sizeof fl);
     fl.run = &run;
-    int rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], vs ? ctx->scratch[1] : NULL, 0, NULL,
+    rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], vs ? ctx->scratch[1] : NULL, 0, NULL,
                                NULL, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
         rc = clsort__schedule(&plan, first_launch_only, &fl);
@@ -588,7 +636,7 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
         if (((flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_path_max) &&
-            clsort__resolve_auto(ctx, max_n) != CLSORT_BITONIC)
+            clsort__auto_choice(ctx, max_n, 1, type, vs) != CLSORT_BITONIC)
             CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));
         CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_BITONIC));
     }

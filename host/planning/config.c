@@ -111,6 +111,7 @@ typedef struct config_values {
     int nrules;
     uint64_t host_fallback_max;
     uint64_t host_path_max;
+    uint64_t radix_min_n[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
 } config_values;
 
 static void builtin_defaults(const clsort__device *dev, config_values *out)
@@ -134,6 +135,19 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
      * measured (docs/bench/cpu-path-2026-11-24.md), so AUTO takes it everywhere until a tuned
      * config says up to where. Elsewhere only the fallback above. */
     out->host_path_max = (dev->type & CL_DEVICE_TYPE_CPU) ? UINT64_MAX : 0;
+    /* AUTO's radix sort: on GPUs above these sizes, by key bytes (1, 2, 4, 8) and value kind;
+     * never on other devices, where AUTO keeps the host's sort and the networks (explicit
+     * CLSORT_RADIX still runs there). The defaults are where the radix sort's fixed cost (three
+     * launches a digit) is paid back against the networks' log^2 passes on a large GPU; a tuned
+     * config gives the device's own crossovers. */
+    static const uint64_t gpu_min[CLSORT__KEY_SIZES][CLSORT__VALKINDS] = {
+        {(uint64_t)1 << 16, (uint64_t)1 << 16, (uint64_t)1 << 16},
+        {(uint64_t)1 << 17, (uint64_t)1 << 17, (uint64_t)1 << 17},
+        {(uint64_t)1 << 21, (uint64_t)1 << 20, (uint64_t)1 << 20},
+        {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20}};
+    for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
+        for (int v = 0; v < CLSORT__VALKINDS; ++v)
+            out->radix_min_n[k][v] = (dev->type & CL_DEVICE_TYPE_GPU) ? gpu_min[k][v] : UINT64_MAX;
 }
 
 /* ---- Parsing ------------------------------------------------------------------------------- */
@@ -154,6 +168,8 @@ typedef struct parse_state {
     int nrules, rules_bad;
     uint64_t host_fallback_max, host_path_max;
     int have_fallback, have_path;
+    uint64_t radix_min_n[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
+    int have_radix[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
     char dev_name[200], dev_vendor[200], dev_driver[200];
     char last_bad_section[64];
     int problems;
@@ -220,8 +236,33 @@ static int parse_section(const char *section, int *net, int *width, int *valkind
     return -1;
 }
 
+/* radix_min_n_k<B> (keys alone) or radix_min_n_k<B>_v<V> (values of V = 4 or 8 bytes), B the
+ * key's bytes (1, 2, 4, 8): the smallest n AUTO gives the radix sort, or "max" for never.
+ * Returns 1 if name is such a key (handled), else 0. */
+static int handle_radix_min(parse_state *st, const char *name, const char *value)
+{
+    static const char *const vnames[CLSORT__VALKINDS] = {"", "_v4", "_v8"};
+    for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
+        for (int v = 0; v < CLSORT__VALKINDS; ++v) {
+            char key[32];
+            snprintf(key, sizeof key, "radix_min_n_k%d%s", 1 << k, vnames[v]);
+            if (strcmp(name, key) != 0)
+                continue;
+            uint64_t x = UINT64_MAX;
+            if (strcmp(value, "max") != 0 && parse_u64(value, &x))
+                problem(st, "[auto] %s = %s is not a number or 'max'; using the default", name,
+                        value);
+            else
+                st->radix_min_n[k][v] = x, st->have_radix[k][v] = 1;
+            return 1;
+        }
+    return 0;
+}
+
 static void handle_auto(parse_state *st, const char *name, const char *value)
 {
+    if (handle_radix_min(st, name, value))
+        return;
     if (!strcmp(name, "host_fallback_max")) {
         uint64_t v;
         if (parse_u64(value, &v) || v > CLSORT__HOST_FALLBACK_LIMIT)
@@ -250,7 +291,7 @@ static void handle_auto(parse_state *st, const char *name, const char *value)
     uint64_t max_n = 0;
     if (sscanf(value, "%31s %63s", size, network) != 2 ||
         (strcmp(size, "max") != 0 && parse_u64(size, &max_n)) ||
-        clsort_algorithm_parse(network, &algo) || algo == CLSORT_AUTO ||
+        clsort_algorithm_parse(network, &algo) || clsort__network_index(algo) < 0 ||
         st->nrules == CLSORT__MAX_AUTO_RULES) {
         problem(st, "[auto] rule = %s is not '<max_n|max> <network>' (at most %d rules)", value,
                 CLSORT__MAX_AUTO_RULES);
@@ -408,6 +449,12 @@ static int apply_parsed(parse_state *st, config_values *out)
         out->host_path_max = st->host_path_max;
         ++used;
     }
+    for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
+        for (int v = 0; v < CLSORT__VALKINDS; ++v)
+            if (st->have_radix[k][v]) {
+                out->radix_min_n[k][v] = st->radix_min_n[k][v];
+                ++used;
+            }
     return used;
 }
 
@@ -542,4 +589,5 @@ void clsort__load_config(clsort_ctx *ctx)
     ctx->nauto_rules = v.nrules;
     ctx->host_fallback_max = v.host_fallback_max;
     ctx->host_path_max = v.host_path_max;
+    memcpy(ctx->radix_min_n, v.radix_min_n, sizeof ctx->radix_min_n);
 }

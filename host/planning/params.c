@@ -195,6 +195,15 @@ void clsort__build_options(clsort__plan *plan)
                  tp->wg, tp->stream ? tp->stream_k : 1u, tp->stream ? tp->stream_wg : 1u);
         return;
     }
+    if (plan->program == CLSORT__PROGRAM_RADIX) {
+        const clsort__radix_plan *rp = &plan->radix;
+        snprintf(plan->options, sizeof plan->options,
+                 "-DCLSORT_RADIX=1 -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DRADIX_BITS=%u "
+                 "-DRX_WG=%u -DRX_ITEMS=%u",
+                 rp->key_bits, (unsigned)plan->value_size, plan->index_bits, rp->bits, rp->wg,
+                 rp->items);
+        return;
+    }
     const clsort_params *p = plan->params;
     snprintf(plan->options, sizeof plan->options,
              "-DCLSORT_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DWG_SIZE=%u "
