@@ -39,27 +39,30 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
     return clsort__check_fp64(ctx, fn, type);
 }
 
-/* What a device sort of `count` arrays of n keys runs, into *algo: explicit algorithms stay;
- * AUTO takes the radix sort where clsort__auto_choice says so and its second buffers can be had
- * (reserved here, so that the sort finds them), else sorts in place with AUTO's network. */
+/* What a device sort of `count` arrays of n keys runs, into *algo, and the radix sort's second
+ * buffers reserved where it runs, before any data moves: explicit algorithms stay (explicit
+ * RADIX fails here with CLSORT_ERR_OUT_OF_MEMORY where its buffers cannot be had); AUTO takes
+ * the radix sort where clsort__auto_choice says so and its buffers can be had, else sorts in
+ * place with AUTO's network. */
 static int resolve_device_algo(clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
                                size_t value_size, clsort_algorithm *algo)
 {
-    if (*algo != CLSORT_AUTO)
-        return CLSORT_OK;
-    clsort_algorithm a = clsort__auto_choice(ctx, n, count, type, value_size);
-    if (a == CLSORT_RADIX) {
+    const clsort_algorithm a = *algo == CLSORT_AUTO
+                                   ? clsort__auto_choice(ctx, n, count, type, value_size)
+                                   : *algo;
+    if (a == CLSORT_RADIX && count == 1) {
         clsort__plan plan;
         clsort__plan_sort(ctx, n, count, type, CLSORT_RADIX, 0, value_size, &plan);
         const int rc = clsort__run_reserve_radix(ctx, &plan);
-        if (rc == CLSORT_ERR_OUT_OF_MEMORY) {
+        if (rc == CLSORT_ERR_OUT_OF_MEMORY && *algo == CLSORT_AUTO) {
             clsort__trace(ctx, "AUTO: no room for the radix sort's second buffers (%s); a network "
                                "sorts in place",
                           clsort_last_error(ctx));
-            a = clsort__resolve_auto(ctx, n);
-        } else if (rc != CLSORT_OK) {
-            return rc;
+            *algo = clsort__resolve_auto(ctx, n);
+            return CLSORT_OK;
         }
+        if (rc != CLSORT_OK)
+            return rc;
     }
     *algo = a;
     return CLSORT_OK;

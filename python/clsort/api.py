@@ -140,14 +140,14 @@ def key_type(dtype):
 
 
 def algorithm_number(name):
-    """Parses "auto", "bitonic", "odd-even-merge" or "odd-even-transposition" ("_" works for
-    "-"); raises ValueError for anything else."""
+    """Parses "auto", "bitonic", "odd-even-merge", "odd-even-transposition" or "radix" ("_"
+    works for "-"); raises ValueError for anything else."""
     if not isinstance(name, str):
         raise TypeError("algorithm must be a string, got %r" % (name,))
     out = ctypes.c_int()
     if lib().algorithm_parse(name.lower().replace("_", "-").encode(), ctypes.byref(out)) != 0:
-        raise ValueError("unknown algorithm %r: use auto, bitonic, odd-even-merge or "
-                         "odd-even-transposition" % name)
+        raise ValueError("unknown algorithm %r: use auto, bitonic, odd-even-merge, "
+                         "odd-even-transposition or radix" % name)
     return out.value
 
 
