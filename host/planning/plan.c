@@ -92,14 +92,28 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     while (rp->wg > 1 && rp->wg > ctx->dev.max_wg)
         rp->wg >>= 1;
     rp->items = gpu ? (kb >= 8 ? 4u : 8u) : 16u;
+    unsigned per_cu = gpu ? RADIX_GROUPS_PER_CU_GPU : RADIX_GROUPS_PER_CU_CPU;
+    /* CLSORT_RADIX_WG, CLSORT_RADIX_ITEMS, CLSORT_RADIX_GROUPS_PER_CU (experiments, read at each
+     * call): other shapes, powers of two within the kernel's limits. */
+    const char *env = getenv("CLSORT_RADIX_WG");
+    unsigned long v = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (v >= 16 && v <= ctx->dev.max_wg && !(v & (v - 1)))
+        rp->wg = (unsigned)v;
+    env = getenv("CLSORT_RADIX_ITEMS");
+    v = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (v >= 1 && v <= 16 && !(v & (v - 1)))
+        rp->items = (unsigned)v;
+    env = getenv("CLSORT_RADIX_GROUPS_PER_CU");
+    v = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (v >= 1 && v <= 1024)
+        per_cu = (unsigned)v;
     const uint64_t N = plan->n;
     plan->index_bits = gpu && N + (uint64_t)rp->wg * 16 <= ((uint64_t)1 << 31) ? 32 : 64;
     while (rp->items > 1 && radix_local_bytes(rp, kb, plan->value_size != 0,
                                               plan->index_bits / 8) > ctx->dev.local_mem)
         rp->items >>= 1;
     const uint64_t tile = (uint64_t)rp->wg * rp->items, tiles = (N + tile - 1) / tile;
-    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) *
-                          (gpu ? RADIX_GROUPS_PER_CU_GPU : RADIX_GROUPS_PER_CU_CPU);
+    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * per_cu;
     const uint64_t groups = tiles < most ? tiles : most;
     const uint64_t per = (tiles + groups - 1) / groups;
     rp->groups = (unsigned)((tiles + per - 1) / per);
