@@ -5,7 +5,8 @@
  * untouched, for host arrays and for the caller's buffers, and AUTO sorts in place with a
  * network instead. AUTO takes the radix sort where the config's crossover says so (a config in
  * a temporary CLSORT_CONFIG_DIR gives one to this CPU device, whose default is never), and
- * CLSORT_STABLE pairs go to it directly (no 8-byte positions). Nothing leaks. */
+ * CLSORT_STABLE pairs go to it directly (no 8-byte positions), at any size where the device
+ * takes it at all. Nothing leaks. */
 #include "test_clhooks.h"
 #include "test_util.h"
 
@@ -204,6 +205,13 @@ static void test_auto(clsort_ctx *ctx)
     rc = clsort_sort_pairs(ctx, d.keys, d.vals, 4, d.n, CLSORT_U32, CLSORT_AUTO, CLSORT_STABLE);
     t_ok(rc == CLSORT_OK && data_sorted(&d, 1) && ran(ctx) == CLSORT_RADIX,
          "AUTO stable pairs above the crossover: the radix sort, stable (%s)",
+         clsort_algorithm_name(ran(ctx)));
+    data_free(&d);
+    /* ... and below it too: stable at the radix sort's usual cost beats the positions. */
+    data_make(&d, 30000, 6, T_FEW);
+    rc = clsort_sort_pairs(ctx, d.keys, d.vals, 4, d.n, CLSORT_U32, CLSORT_AUTO, CLSORT_STABLE);
+    t_ok(rc == CLSORT_OK && data_sorted(&d, 1) && ran(ctx) == CLSORT_RADIX,
+         "AUTO stable pairs below the crossover: the radix sort too, stable (%s)",
          clsort_algorithm_name(ran(ctx)));
     data_free(&d);
 }

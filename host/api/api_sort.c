@@ -45,11 +45,12 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
  * the radix sort where clsort__auto_choice says so and its buffers can be had, else sorts in
  * place with AUTO's network. */
 static int resolve_device_algo(clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
-                               size_t value_size, clsort_algorithm *algo)
+                               size_t value_size, unsigned flags, clsort_algorithm *algo)
 {
-    const clsort_algorithm a = *algo == CLSORT_AUTO
-                                   ? clsort__auto_choice(ctx, n, count, type, value_size)
-                                   : *algo;
+    const clsort_algorithm a =
+        *algo == CLSORT_AUTO
+            ? clsort__auto_choice(ctx, n, count, type, value_size, (flags & CLSORT_STABLE) != 0)
+            : *algo;
     if (a == CLSORT_RADIX && count == 1) {
         clsort__plan plan;
         clsort__plan_sort(ctx, n, count, type, CLSORT_RADIX, 0, value_size, &plan);
@@ -76,7 +77,7 @@ static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_
                         cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     clsort__plan plan;
-    int rc = resolve_device_algo(ctx, n, count, type, value_size, &algo);
+    int rc = resolve_device_algo(ctx, n, count, type, value_size, flags, &algo);
     if (rc != CLSORT_OK)
         return rc;
     clsort__plan_sort(ctx, n, count, type, algo, flags, value_size, &plan);
@@ -224,7 +225,8 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     if (kbytes > ctx->dev.max_alloc || vbytes > ctx->dev.max_alloc)
         return clsort__ensure_scratch(ctx, 0, kbytes > vbytes ? kbytes : vbytes);
     /* AUTO resolved (and the radix sort's buffers reserved) before the data moves. */
-    CLSORT__CHECK(resolve_device_algo(ctx, n, count, type, values ? value_size : 0, &algo));
+    CLSORT__CHECK(
+        resolve_device_algo(ctx, n, count, type, values ? value_size : 0, flags, &algo));
     if (clsort__zero_copy_usable(ctx, keys) && (!values || clsort__zero_copy_usable(ctx, values))) {
         int used = 0;
         rc = sort_in_place(ctx, keys, values, value_size, n, count, type, algo, flags, &used);
@@ -365,7 +367,7 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
      * positions. */
     if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags)) {
         clsort_algorithm resolved = algo;
-        rc = resolve_device_algo(ctx, n, 1, type, value_size, &resolved);
+        rc = resolve_device_algo(ctx, n, 1, type, value_size, flags, &resolved);
         if (rc != CLSORT_OK)
             return rc;
         if (resolved != CLSORT_RADIX)
@@ -574,7 +576,7 @@ static int first_launch_only(const clsort__step *step, void *user)
 static int warm_up(clsort_ctx *ctx, size_t n, clsort_type type, size_t vs, clsort_algorithm algo)
 {
     clsort__plan plan;
-    int rc = resolve_device_algo(ctx, n, 1, type, vs, &algo);
+    int rc = resolve_device_algo(ctx, n, 1, type, vs, 0, &algo);
     if (rc != CLSORT_OK)
         return rc;
     clsort__plan_sort(ctx, n, 1, type, algo, 0, vs, &plan);
@@ -639,7 +641,7 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
         if (((flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_path_max) &&
-            clsort__auto_choice(ctx, max_n, 1, type, vs) != CLSORT_BITONIC)
+            clsort__auto_choice(ctx, max_n, 1, type, vs, 0) != CLSORT_BITONIC)
             CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));
         CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_BITONIC));
     }

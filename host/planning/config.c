@@ -135,16 +135,19 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
      * measured (docs/bench/cpu-path-2026-11-24.md), so AUTO takes it everywhere until a tuned
      * config says up to where. Elsewhere only the fallback above. */
     out->host_path_max = (dev->type & CL_DEVICE_TYPE_CPU) ? UINT64_MAX : 0;
-    /* AUTO's radix sort: on GPUs above these sizes, by key bytes (1, 2, 4, 8) and value kind;
-     * never on other devices, where AUTO keeps the host's sort and the networks (explicit
-     * CLSORT_RADIX still runs there). The defaults are where the radix sort's fixed cost (three
-     * launches a digit) is paid back against the networks' log^2 passes on a large GPU; a tuned
-     * config gives the device's own crossovers. */
+    /* AUTO's radix sort: on GPUs from these sizes, by key bytes (1, 2, 4, 8) and value kind
+     * (keys, 4-byte, 8-byte values); never on other devices, where AUTO keeps the host's sort
+     * and the networks (explicit CLSORT_RADIX still runs there). Measured on the H200 (device
+     * time, radix against bitonic, docs/kernels.md "Radix sort"): u32 + 4-byte values win from
+     * 2^23 keys; u32 and u64 keys alone lose up to 2^26, by a margin that shrinks with n, so
+     * their crossovers are the sizes that trend reaches. 8-byte values, 1- and 2-byte keys and
+     * u64 pairs are estimates from the passes and bytes moved; a tuned config gives a device's
+     * own crossovers. */
     static const uint64_t gpu_min[CLSORT__KEY_SIZES][CLSORT__VALKINDS] = {
-        {(uint64_t)1 << 16, (uint64_t)1 << 16, (uint64_t)1 << 16},
-        {(uint64_t)1 << 17, (uint64_t)1 << 17, (uint64_t)1 << 17},
-        {(uint64_t)1 << 21, (uint64_t)1 << 20, (uint64_t)1 << 20},
-        {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20}};
+        {(uint64_t)1 << 18, (uint64_t)1 << 18, (uint64_t)1 << 18},
+        {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20},
+        {(uint64_t)1 << 28, (uint64_t)1 << 23, (uint64_t)1 << 23},
+        {(uint64_t)1 << 29, (uint64_t)1 << 27, (uint64_t)1 << 26}};
     for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
         for (int v = 0; v < CLSORT__VALKINDS; ++v)
             out->radix_min_n[k][v] = (dev->type & CL_DEVICE_TYPE_GPU) ? gpu_min[k][v] : UINT64_MAX;

@@ -52,9 +52,13 @@ uint64_t clsort__radix_min_n(const clsort_ctx *ctx, clsort_type type, size_t val
 }
 
 clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t count,
-                                     clsort_type type, size_t value_size)
+                                     clsort_type type, size_t value_size, int stable)
 {
-    if (count == 1 && n >= 2 && n >= clsort__radix_min_n(ctx, type, value_size))
+    const uint64_t min_n = clsort__radix_min_n(ctx, type, value_size);
+    /* Stable pairs: the radix sort is stable at its usual cost, the networks need a host pass
+     * over positions besides (several times the sort), so any device that takes the radix sort
+     * at all takes it for them at every size. */
+    if (count == 1 && n >= 2 && (n >= min_n || (stable && value_size && min_n < UINT64_MAX)))
         return CLSORT_RADIX;
     return clsort__resolve_auto(ctx, n);
 }
@@ -126,7 +130,8 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
 {
     memset(plan, 0, sizeof *plan);
     if (algo == CLSORT_AUTO)
-        algo = clsort__auto_choice(ctx, n, count, type, value_size);
+        algo = clsort__auto_choice(ctx, n, count, type, value_size,
+                                   (flags & CLSORT_STABLE) != 0);
     /* Batches run a network: the radix sort takes one array. */
     if (algo == CLSORT_RADIX && count != 1)
         algo = CLSORT_BITONIC;
