@@ -219,8 +219,10 @@ CLSORT_API int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size
  *  buffers, on the context's queue, after the events in `wait` (num_wait of them), and returns
  *  without blocking. If `done` is not NULL it receives an event (release it with clReleaseEvent)
  *  that completes when the sort has. The buffers must belong to the context's OpenCL context and
- *  hold at least n keys / values. CLSORT_STABLE is not available here (CLSORT_ERR_UNSUPPORTED);
- *  the host fallback is never used. Errors as clsort_sort_pairs. */
+ *  hold at least n keys / values. CLSORT_STABLE is available here only with CLSORT_RADIX (else
+ *  CLSORT_ERR_UNSUPPORTED); the host fallback is never used. The radix sort's second buffers
+ *  belong to the context and are shared by its sorts in flight, which the context's in-order
+ *  queue runs one after another. Errors as clsort_sort_pairs. */
 CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, clsort_type type, clsort_algorithm algo,
                                   unsigned flags, cl_uint num_wait, const cl_event *wait,

@@ -138,6 +138,33 @@ static void test_explicit_oom(clsort_ctx *ctx)
     data_free(&d);
 }
 
+/* clsort_sort_buffer takes CLSORT_STABLE with RADIX (the networks need host memory for it). */
+static void test_buffer_stable(clsort_ctx *ctx)
+{
+    cl_command_queue q = clsort_get_queue(ctx);
+    cl_context cl = NULL;
+    clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof cl, &cl, NULL);
+    data d;
+    data_make(&d, 50001, 8, T_FEW);
+    cl_int e1, e2;
+    cl_mem kb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.n * 4, d.keys, &e1);
+    cl_mem vb = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, d.n * 4, d.vals, &e2);
+    t_ok(e1 == CL_SUCCESS && e2 == CL_SUCCESS, "buffers of %zu pairs", d.n);
+    t_is_status(clsort_sort_buffer(ctx, kb, vb, 4, d.n, CLSORT_U32, CLSORT_BITONIC, CLSORT_STABLE,
+                                   0, NULL, NULL),
+                CLSORT_ERR_UNSUPPORTED, "clsort_sort_buffer: CLSORT_STABLE with bitonic");
+    const int rc = clsort_sort_buffer(ctx, kb, vb, 4, d.n, CLSORT_U32, CLSORT_RADIX,
+                                      CLSORT_STABLE, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, kb, CL_TRUE, 0, d.n * 4, d.keys, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, vb, CL_TRUE, 0, d.n * 4, d.vals, 0, NULL, NULL);
+    t_ok(rc == CLSORT_OK && data_sorted(&d, 1),
+         "clsort_sort_buffer: CLSORT_STABLE with RADIX, stable pairs (%s)",
+         clsort_status_name(rc));
+    clReleaseMemObject(kb);
+    clReleaseMemObject(vb);
+    data_free(&d);
+}
+
 /* A context whose config gives AUTO the radix sort from 50000 keys of u32 (alone and with
  * 4-byte values) and no host path. */
 static clsort_ctx *radix_ctx(char *dir, size_t dir_size)
@@ -222,6 +249,7 @@ int main(void)
     const h_counts start = h_now();
     clsort_ctx *ctx = t_create_ctx();
     test_explicit_oom(ctx);
+    test_buffer_stable(ctx);
     clsort_destroy(ctx);
     char dir[256];
     ctx = radix_ctx(dir, sizeof dir);

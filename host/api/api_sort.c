@@ -413,9 +413,11 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
                         values ? value_size : 0, values != NULL, 1);
     if (rc)
         return rc;
-    if (flags & CLSORT_STABLE)
+    /* The radix sort is stable on the device; the networks' stable path needs the host. */
+    if ((flags & CLSORT_STABLE) && algo != CLSORT_RADIX)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
-                            "clsort_sort_buffer: CLSORT_STABLE needs host memory");
+                            "clsort_sort_buffer: CLSORT_STABLE needs host memory (or "
+                            "CLSORT_RADIX)");
     if ((num_wait && !wait) || (!num_wait && wait))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_sort_buffer: bad wait list");
     size_t have = 0;
@@ -611,8 +613,12 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                         value_size != 0, 1);
     if (rc)
         return rc;
-    /* Stable pairs sort the keys with their 8-byte positions (stable_pairs). */
-    const size_t vs = value_size && (flags & CLSORT_STABLE) ? 8 : value_size;
+    /* Stable pairs sort the keys with their 8-byte positions (stable_pairs), unless AUTO gives
+     * them to the radix sort, which is stable with the values as they are. */
+    const int radix_stable = value_size && (flags & CLSORT_STABLE) &&
+                             clsort__auto_choice(ctx, max_n, 1, type, value_size, 1) ==
+                                 CLSORT_RADIX;
+    const size_t vs = value_size && (flags & CLSORT_STABLE) && !radix_stable ? 8 : value_size;
     if (max_n > SIZE_MAX / (clsort_type_size(type) + vs))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
                             "clsort_prepare: max_n = %zu keys of %zu bytes (and values of %zu) "
@@ -634,8 +640,8 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                 "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
                 max_n, kbytes > vbytes ? kbytes : vbytes, (unsigned long long)ctx->dev.max_alloc,
                 ctx->dev.name));
-        CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type, flags & ~CLSORT_STABLE,
-                                       vs));
+        CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type,
+                                       radix_stable ? flags : flags & ~CLSORT_STABLE, vs));
         CLSORT__CHECK(reserve_scratch(ctx, 0, kbytes));
         if (vs)
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
