@@ -212,7 +212,7 @@ for t in u32 i32 f32 u64 i64 f64; do
     check "sort $t with many equal keys (and both zeros for floats)" same out.bin ref.bin
 done
 
-for a in auto bitonic odd-even-merge odd-even-transposition; do
+for a in auto bitonic odd-even-merge odd-even-transposition radix; do
     gen in.bin i32 4 0 3000
     "$REF" sort i32 4 0 <in.bin >ref.bin
     expect 0 "-a $a exits 0" "$CLSORT" -t i32 -a $a -o out.bin in.bin
