@@ -30,6 +30,19 @@
 #define RX_SPLIT_BITS 4u     /* a stable split ranks 4 bits at a time */
 #define RX_SPLIT_DIGITS 16u
 #define RX_SPLITS (RADIX_BITS / RX_SPLIT_BITS)
+#ifndef RX_PAD
+#define RX_PAD 1             /* 1: one spare slot per 16 split counters (no bank conflicts) */
+#endif
+/* Slot of split counter p (digit-major: p = digit * RX_WG + work-item). Each work-item scans a
+ * run of 16 consecutive counters: unpadded, the work-items of a warp would read one bank 16
+ * times over (a stride of 16 words); one spare slot per 16 makes the stride 17. */
+#if RX_PAD
+#define RX_LC(p) ((p) + ((p) >> 4))
+#define RX_LC_SIZE (RX_SPLIT_DIGITS * RX_WG + RX_WG)
+#else
+#define RX_LC(p) (p)
+#define RX_LC_SIZE (RX_SPLIT_DIGITS * RX_WG)
+#endif
 
 /* The digit of a key at shift, from its order transform. */
 inline uint rx_digit(const key_type k, const uint xf, const uint shift, const uint mask)
@@ -47,13 +60,47 @@ inline void rx_range(const idx_t n, const uint groups, const uint g, idx_t *firs
     *last = b < n ? b : n;
 }
 
-/* Exclusive scan of one value per work-item over the work-group, in tmp (RX_WG slots); *total
- * gets the sum. Every work-item must call it. */
+#ifndef RX_RAKE
+#define RX_RAKE 0            /* 1: the work-group scans rake (3 barriers), 0: Hillis-Steele */
+#endif
+#define RX_RUNS (RX_WG < 16 ? RX_WG : 16) /* raking: runs of the scan, one work-item each */
+#define RX_RUN (RX_WG / RX_RUNS)
+#define RX_TMP (RX_WG + RX_RUNS + 1)      /* slots of a scan's local buffer */
+
+/* Exclusive scan of one value per work-item over the work-group, in tmp (RX_TMP slots); *total
+ * gets the sum. Every work-item must call it. Hillis-Steele takes 2 log2(RX_WG) barriers; the
+ * raking form 4: RX_RUNS work-items each scan a run of RX_RUN values, one scans the runs. */
 inline idx_t rx_group_scan(const idx_t v, __local idx_t *tmp, idx_t *total)
 {
     const uint lid = get_local_id(0);
     tmp[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
+#if RX_RAKE
+    if (lid < RX_RUNS) {
+        idx_t sum = 0;
+        for (uint i = lid * RX_RUN; i < (lid + 1) * RX_RUN; ++i) {
+            const idx_t x = tmp[i];
+            tmp[i] = sum;
+            sum += x;
+        }
+        tmp[RX_WG + lid] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+        idx_t sum = 0;
+        for (uint r = 0; r < RX_RUNS; ++r) {
+            const idx_t x = tmp[RX_WG + r];
+            tmp[RX_WG + r] = sum;
+            sum += x;
+        }
+        tmp[RX_WG + RX_RUNS] = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const idx_t excl = tmp[lid] + tmp[RX_WG + lid / RX_RUN];
+    *total = tmp[RX_WG + RX_RUNS];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return excl;
+#else
     for (uint off = 1; off < RX_WG; off <<= 1) {
         const idx_t add = lid >= off ? tmp[lid - off] : 0;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -64,6 +111,7 @@ inline idx_t rx_group_scan(const idx_t v, __local idx_t *tmp, idx_t *total)
     *total = tmp[RX_WG - 1];
     barrier(CLK_LOCAL_MEM_FENCE);
     return incl - v;
+#endif
 }
 
 /* The values of pair programs: read from the source buffer, written to the other. */
@@ -93,7 +141,7 @@ __kernel CLSORT_SHAPE_RADIX void radix_count(CLSORT_ARGS_RADIX)
  * digit's total. Each work-item takes a run of consecutive groups. */
 __kernel CLSORT_SHAPE_RADIX void radix_scan(CLSORT_ARGS_RADIX)
 {
-    __local idx_t tmp[RX_WG];
+    __local idx_t tmp[RX_TMP];
     const uint lid = get_local_id(0), d = get_group_id(0);
     __global idx_t *h = hist + (idx_t)d * groups;
     const uint per = (groups + RX_WG - 1) / RX_WG;
@@ -129,8 +177,8 @@ __kernel CLSORT_SHAPE_RADIX void radix_scatter(CLSORT_ARGS_RADIX)
 #if VAL_BYTES
     __local ushort li[RX_TILE]; /* where each ranked key stood in its tile */
 #endif
-    __local uint lc[RX_SPLIT_DIGITS * RX_WG];
-    __local idx_t tmp[RX_WG];
+    __local uint lc[RX_LC_SIZE];
+    __local idx_t tmp[RX_TMP];
     __local idx_t base[RX_DIGITS];
     __local uint start[RX_DIGITS];
     const uint lid = get_local_id(0), g = get_group_id(0);
@@ -177,26 +225,26 @@ __kernel CLSORT_SHAPE_RADIX void radix_scatter(CLSORT_ARGS_RADIX)
                 RX_BUMP(lo, hi, d);
             }
             for (uint d = 0; d < RX_SPLIT_DIGITS; ++d)
-                lc[d * RX_WG + lid] = RX_COUNT(lo, hi, d);
+                lc[RX_LC(d * RX_WG + lid)] = RX_COUNT(lo, hi, d);
             barrier(CLK_LOCAL_MEM_FENCE);
             /* Digit-major exclusive scan of the counters: each work-item a run of 16. */
             uint c16[RX_SPLIT_DIGITS];
             idx_t sum = 0;
             for (uint i = 0; i < RX_SPLIT_DIGITS; ++i) {
-                c16[i] = lc[lid * RX_SPLIT_DIGITS + i];
+                c16[i] = lc[RX_LC(lid * RX_SPLIT_DIGITS + i)];
                 sum += c16[i];
             }
             idx_t total;
             uint run = (uint)rx_group_scan(sum, tmp, &total);
             for (uint i = 0; i < RX_SPLIT_DIGITS; ++i) {
-                lc[lid * RX_SPLIT_DIGITS + i] = run;
+                lc[RX_LC(lid * RX_SPLIT_DIGITS + i)] = run;
                 run += c16[i];
             }
             barrier(CLK_LOCAL_MEM_FENCE);
             lo = hi = 0;
             for (uint j = 0; j < RX_ITEMS; ++j) {
                 const uint d = rx_digit(k[j], xf, sh, RX_SPLIT_DIGITS - 1);
-                const uint pos = lc[d * RX_WG + lid] + RX_COUNT(lo, hi, d);
+                const uint pos = lc[RX_LC(d * RX_WG + lid)] + RX_COUNT(lo, hi, d);
                 RX_BUMP(lo, hi, d);
                 lk[pos] = k[j];
                 IF_VALS(li[pos] = ix[j];)

@@ -261,10 +261,10 @@ int main(void)
      * 8-byte values, 64-bit indices and 4-bit digits (the split's other width). */
     check_program(cl, dev, P_RADIX, &none, 0,
                   "-DCLSORT_RADIX=1 -DKEY_BITS=32 -DVAL_BYTES=0 -DINDEX_BITS=32 -DRADIX_BITS=8 "
-                  "-DRX_WG=64 -DRX_ITEMS=4");
+                  "-DRX_WG=64 -DRX_ITEMS=4 -DRX_PAD=1 -DRX_RAKE=1");
     check_program(cl, dev, P_RADIX, &none, 1,
                   "-DCLSORT_RADIX=1 -DKEY_BITS=64 -DVAL_BYTES=8 -DINDEX_BITS=64 -DRADIX_BITS=4 "
-                  "-DRX_WG=32 -DRX_ITEMS=8");
+                  "-DRX_WG=32 -DRX_ITEMS=8 -DRX_PAD=0");
     clsort_destroy(ctx);
     return t_done();
 }

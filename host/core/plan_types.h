@@ -164,6 +164,8 @@ typedef struct clsort__radix_plan {
     unsigned passes;            /* key_bits / bits, even */
     unsigned wg;                /* RX_WG: work-items of every launch */
     unsigned items;             /* RX_ITEMS: keys a work-item ranks per tile */
+    int pad;                    /* RX_PAD: the split counters padded against bank conflicts */
+    int rake;                   /* RX_RAKE: the work-group scans rake instead of Hillis-Steele */
     unsigned groups;            /* work-groups of the count and scatter passes */
     uint64_t hist_words;        /* idx_t words of the digit counts and totals */
 } clsort__radix_plan;

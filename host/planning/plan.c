@@ -74,8 +74,8 @@ static uint64_t radix_local_bytes(const clsort__radix_plan *rp, size_t key_bytes
                                   int index_bytes)
 {
     const uint64_t tile = (uint64_t)rp->wg * rp->items, digits = 1u << rp->bits;
-    return tile * key_bytes + (pairs ? 2 * tile : 0) + 16u * rp->wg * 4u +
-           rp->wg * (uint64_t)index_bytes + digits * ((uint64_t)index_bytes + 4u);
+    return tile * key_bytes + (pairs ? 2 * tile : 0) + (16u + (rp->pad ? 1u : 0u)) * rp->wg * 4u +
+           (rp->wg + 17u) * (uint64_t)index_bytes + digits * ((uint64_t)index_bytes + 4u);
 }
 
 /* The radix sort's shape for plan->n keys of plan->type (docs/kernels.md, "Radix sort"). */
@@ -98,7 +98,8 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     rp->items = gpu ? (kb >= 8 ? 4u : 8u) : 16u;
     unsigned per_cu = gpu ? RADIX_GROUPS_PER_CU_GPU : RADIX_GROUPS_PER_CU_CPU;
     /* CLSORT_RADIX_WG, CLSORT_RADIX_ITEMS, CLSORT_RADIX_GROUPS_PER_CU (experiments, read at each
-     * call): other shapes, powers of two within the kernel's limits. */
+     * call): other shapes, powers of two within the kernel's limits; CLSORT_RADIX_PAD=0 the
+     * split counters without their padding; CLSORT_RADIX_RAKE=1 the raking scans. */
     const char *env = getenv("CLSORT_RADIX_WG");
     unsigned long v = env && *env ? strtoul(env, NULL, 10) : 0;
     if (v >= 16 && v <= ctx->dev.max_wg && !(v & (v - 1)))
@@ -107,6 +108,12 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     v = env && *env ? strtoul(env, NULL, 10) : 0;
     if (v >= 1 && v <= 16 && !(v & (v - 1)))
         rp->items = (unsigned)v;
+    rp->pad = 1;
+    env = getenv("CLSORT_RADIX_PAD");
+    if (env && *env)
+        rp->pad = strtoul(env, NULL, 10) != 0;
+    env = getenv("CLSORT_RADIX_RAKE");
+    rp->rake = env && *env && strtoul(env, NULL, 10) != 0;
     env = getenv("CLSORT_RADIX_GROUPS_PER_CU");
     v = env && *env ? strtoul(env, NULL, 10) : 0;
     if (v >= 1 && v <= 1024)
