@@ -479,7 +479,8 @@ typedef struct clsort_params {
                                  power of 2, 2..32 (KEYS_PER_ITEM) */
 } clsort_params;
 
-/** Returns the parameters the context will use for `algo` (not AUTO) on keys of `type` with values
+/** Returns the parameters the context will use for `algo` (a network: not AUTO, not RADIX, whose
+ *  shape is not a clsort_params; CLSORT_ERR_INVALID_ARG for those) on keys of `type` with values
  *  of value_size bytes (0 for keys alone), after config lookup and device-limit checks; with a
  *  config that has size ranges, those for inputs larger than every range. */
 CLSORT_API int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
@@ -502,7 +503,7 @@ CLSORT_API int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_
 /** What the last sort on this context did. Times come from OpenCL profiling events when the queue
  *  has profiling enabled (device_ns is 0 otherwise). */
 typedef struct clsort_stats {
-    clsort_algorithm algorithm; /**< the network actually run (AUTO resolved) */
+    clsort_algorithm algorithm; /**< the network (or RADIX) actually run (AUTO resolved) */
     int host_fallback;          /**< 1 if the host sort was used instead of the device */
     unsigned launches;          /**< kernels enqueued */
     unsigned global_passes;     /**< launches that read and write every key once */

@@ -248,6 +248,13 @@ int main(void)
     t_init("test_radix");
     const h_counts start = h_now();
     clsort_ctx *ctx = t_create_ctx();
+    clsort_params p;
+    t_is_status(clsort_get_params(ctx, CLSORT_RADIX, CLSORT_U32, 0, &p), CLSORT_ERR_INVALID_ARG,
+                "clsort_get_params: the radix sort has no clsort_params");
+    t_is_str(clsort_algorithm_name(CLSORT_RADIX), "radix", "clsort_algorithm_name(CLSORT_RADIX)");
+    clsort_algorithm parsed = CLSORT_AUTO;
+    t_ok(clsort_algorithm_parse("radix", &parsed) == 0 && parsed == CLSORT_RADIX,
+         "clsort_algorithm_parse(\"radix\")");
     test_explicit_oom(ctx);
     test_buffer_stable(ctx);
     clsort_destroy(ctx);
