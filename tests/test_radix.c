@@ -165,6 +165,31 @@ static void test_buffer_stable(clsort_ctx *ctx)
     data_free(&d);
 }
 
+/* Batches and segments take RADIX and run the bitonic network (their segments are short). */
+static void test_batch_segments(clsort_ctx *ctx)
+{
+    data d;
+    data_make(&d, 64 * 100, 9, T_RANDOM);
+    int rc = clsort_sort_batch(ctx, d.keys, 100, 64, CLSORT_U32, CLSORT_RADIX, 0);
+    int ok = rc == CLSORT_OK && ran(ctx) == CLSORT_BITONIC;
+    for (size_t a = 0; ok && a < 64; ++a)
+        for (size_t i = 1; i < 100; ++i)
+            ok &= d.keys[a * 100 + i - 1] <= d.keys[a * 100 + i];
+    t_ok(ok, "clsort_sort_batch with RADIX: sorted by bitonic (%s)",
+         clsort_algorithm_name(ran(ctx)));
+    memcpy(d.keys, d.orig, d.n * 4);
+    const uint64_t off[4] = {0, 10, 3000, 6400};
+    rc = clsort_sort_segments(ctx, d.keys, NULL, 0, off, 3, CLSORT_U32, CLSORT_RADIX,
+                              CLSORT_NO_HOST_FALLBACK);
+    ok = rc == CLSORT_OK;
+    for (size_t sgm = 0; ok && sgm < 3; ++sgm)
+        for (uint64_t i = off[sgm] + 1; i < off[sgm + 1]; ++i)
+            ok &= d.keys[i - 1] <= d.keys[i];
+    t_ok(ok, "clsort_sort_segments with RADIX: every segment sorted (%s)",
+         clsort_status_name(rc));
+    data_free(&d);
+}
+
 /* A context whose config gives AUTO the radix sort from 50000 keys of u32 (alone and with
  * 4-byte values) and no host path. */
 static clsort_ctx *radix_ctx(char *dir, size_t dir_size)
@@ -257,6 +282,7 @@ int main(void)
          "clsort_algorithm_parse(\"radix\")");
     test_explicit_oom(ctx);
     test_buffer_stable(ctx);
+    test_batch_segments(ctx);
     clsort_destroy(ctx);
     char dir[256];
     ctx = radix_ctx(dir, sizeof dir);
