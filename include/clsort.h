@@ -111,32 +111,42 @@ typedef enum clsort_type {
     CLSORT_BF16
 } clsort_type;
 
-/** Sorting networks. AUTO picks the fastest for the size and type on the context's device: a
- *  network, or for host arrays the host's own sort where it wins (AUTO's host path: on a CPU
- *  device, where the "device" is the host's cores, every size by default; see
- *  clsort_set_host_path_max). BITONIC, ODD_EVEN_MERGE and ODD_EVEN_TRANSPOSITION always run
- *  that network above the small-input host fallback (clsort_set_host_fallback_max; none with
- *  CLSORT_NO_HOST_FALLBACK): they are what the data-oblivious guarantee covers
- *  (docs/security.md). */
+/** Sorting algorithms: three sorting networks and a radix sort. AUTO picks the fastest for the
+ *  size and type on the context's device: a network, the radix sort (GPU devices, above the
+ *  config's crossover sizes per key width and value size; where its second device buffer cannot
+ *  be had, a network in place instead), or for host arrays the host's own sort where it wins
+ *  (AUTO's host path: on a CPU device, where the "device" is the host's cores, every size by
+ *  default; see clsort_set_host_path_max). BITONIC, ODD_EVEN_MERGE and ODD_EVEN_TRANSPOSITION
+ *  always run that network above the small-input host fallback (clsort_set_host_fallback_max;
+ *  none with CLSORT_NO_HOST_FALLBACK): they are what the data-oblivious guarantee covers
+ *  (docs/security.md). RADIX (appended; the values above are unchanged) is an LSD radix sort
+ *  on the device, on any device type, above the same host fallback: stable by construction (so
+ *  CLSORT_STABLE costs nothing with it), not in place and not data-oblivious: it needs a second
+ *  device buffer as large as the keys (and one as large as the values), and where that cannot be
+ *  had the sort returns CLSORT_ERR_OUT_OF_MEMORY with the data untouched. clsort_sort_batch and
+ *  the segmented sorts run the bitonic network where RADIX is asked for (their long segments
+ *  that go through clsort_sort excepted). AUTO and RADIX are not data-oblivious. */
 typedef enum clsort_algorithm {
     CLSORT_AUTO,
     CLSORT_BITONIC,
     CLSORT_ODD_EVEN_MERGE,
-    CLSORT_ODD_EVEN_TRANSPOSITION
+    CLSORT_ODD_EVEN_TRANSPOSITION,
+    CLSORT_RADIX
 } clsort_algorithm;
 
 /** Flag: sort in descending order (the exact reverse of ascending). */
 #define CLSORT_DESCENDING 1u
 /** Flag: keys that compare equal keep their input order (values travel with them). For keys
  *  alone this costs nothing (keys that compare equal have identical bits) unless
- *  CLSORT_NAN_LARGEST makes different bits equal. For pairs it costs extra work: the keys are
- *  sorted with their positions on the device, runs of equal keys are put back in input order on
- *  the host, and the values are moved by position (n * 8 + n * value_size bytes of host memory).
- *  Keys of 1 and 2 bytes carry their positions inside 64-bit keys instead (up to 2^32 keys of
- *  2 bytes, 2^48 of 1 byte). */
+ *  CLSORT_NAN_LARGEST makes different bits equal; nor with the radix sort (CLSORT_RADIX, or AUTO
+ *  where it picks the radix sort), which is stable anyway. For pairs sorted by a network it costs
+ *  extra work: the keys are sorted with their positions on the device, runs of equal keys are put
+ *  back in input order on the host, and the values are moved by position (n * 8 + n * value_size
+ *  bytes of host memory). Keys of 1 and 2 bytes carry their positions inside 64-bit keys instead
+ *  (up to 2^32 keys of 2 bytes, 2^48 of 1 byte). */
 #define CLSORT_STABLE 2u
 /** Flag: never sort on the host (neither the fallback for small inputs nor AUTO's host path);
- *  always run the device network. */
+ *  always run the device network (or radix sort). */
 #define CLSORT_NO_HOST_FALLBACK 4u
 /** Flag: NumPy's order for float keys (integer keys ignore it). Every NaN (either sign, any
  *  payload) compares equal to every other NaN and greater than +inf, and -0.0 compares equal to
@@ -155,8 +165,8 @@ CLSORT_API size_t clsort_type_size(clsort_type type);
 CLSORT_API const char *clsort_type_name(clsort_type type);
 /** Parses a type name as above; returns 0 and sets *type, or -1 if unknown. */
 CLSORT_API int clsort_type_parse(const char *name, clsort_type *type);
-/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", or "unknown" for a
- *  value that is not a clsort_algorithm (never NULL; static strings). */
+/** Returns "auto", "bitonic", "odd-even-merge", "odd-even-transposition", "radix", or "unknown"
+ *  for a value that is not a clsort_algorithm (never NULL; static strings). */
 CLSORT_API const char *clsort_algorithm_name(clsort_algorithm algo);
 /** Parses an algorithm name as above; returns 0 and sets *algo, or -1 if unknown. */
 CLSORT_API int clsort_algorithm_parse(const char *name, clsort_algorithm *algo);
@@ -232,10 +242,12 @@ CLSORT_API int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size
  *  buffers, on the context's queue, after the events in `wait` (num_wait of them), and returns
  *  without blocking. If `done` is not NULL it receives an event (release it with clReleaseEvent)
  *  that completes when the sort has. The buffers must belong to the context's OpenCL context and
- *  hold at least n keys / values. CLSORT_STABLE is not available here (CLSORT_ERR_UNSUPPORTED);
- *  the host fallback is never used. Keys of 1 and 2 bytes are widened into 4-byte composites in
- *  the context's scratch memory (n * 4 bytes), sorted and narrowed back, all on the queue.
- *  Errors as clsort_sort_pairs. */
+ *  hold at least n keys / values. CLSORT_STABLE is available here only with CLSORT_RADIX (else
+ *  CLSORT_ERR_UNSUPPORTED); the host fallback is never used. Keys of 1 and 2 bytes are widened
+ *  into 4-byte composites in the context's scratch memory (n * 4 bytes), sorted and narrowed
+ *  back, all on the queue. The radix sort's second buffers belong to the context and are shared
+ *  by its sorts in flight, which the context's in-order queue runs one after another. Errors as
+ *  clsort_sort_pairs. */
 CLSORT_API int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
                                   size_t n, clsort_type type, clsort_algorithm algo,
                                   unsigned flags, cl_uint num_wait, const cl_event *wait,
@@ -505,7 +517,8 @@ typedef struct clsort_params {
                                  power of 2, 2..32 (KEYS_PER_ITEM) */
 } clsort_params;
 
-/** Returns the parameters the context will use for `algo` (not AUTO) on keys of `type` with values
+/** Returns the parameters the context will use for `algo` (a network: not AUTO, not RADIX, whose
+ *  shape is not a clsort_params; CLSORT_ERR_INVALID_ARG for those) on keys of `type` with values
  *  of value_size bytes (0 for keys alone), after config lookup and device-limit checks; with a
  *  config that has size ranges, those for inputs larger than every range. */
 CLSORT_API int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
@@ -528,7 +541,7 @@ CLSORT_API int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_
 /** What the last sort on this context did. Times come from OpenCL profiling events when the queue
  *  has profiling enabled (device_ns is 0 otherwise). */
 typedef struct clsort_stats {
-    clsort_algorithm algorithm; /**< the network actually run (AUTO resolved) */
+    clsort_algorithm algorithm; /**< the network (or RADIX) actually run (AUTO resolved) */
     int host_fallback;          /**< 1 if the host sort was used instead of the device */
     unsigned launches;          /**< kernels enqueued */
     unsigned global_passes;     /**< launches that read and write every key once */

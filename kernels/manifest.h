@@ -29,19 +29,23 @@
 #define CLSORT_PARTS_SEGMENTED(P) \
     P(manifest) P(key_types) P(common) P(rows) P(tile) P(segmented) P(seg_large)
 #define CLSORT_PARTS_TOPK(P) P(manifest) P(key_types) P(common) P(topk) P(topk_radix)
-/* The programs, the three networks first in the order of clsort_algorithm (less AUTO). */
+#define CLSORT_PARTS_RADIX(P) P(manifest) P(key_types) P(common) P(radix)
+/* The programs, the three networks first in the order of clsort_algorithm (less AUTO); the
+ * radix sort (CLSORT_RADIX) is not a network and comes last. */
 #define CLSORT_PROGRAMS(X)                                                          \
     X(BITONIC, CLSORT_PARTS_BITONIC)                                                \
     X(ODD_EVEN_MERGE, CLSORT_PARTS_ODD_EVEN_MERGE)                                  \
     X(TRANSPOSITION, CLSORT_PARTS_TRANSPOSITION)                                    \
     X(SEGMENTED, CLSORT_PARTS_SEGMENTED)                                            \
-    X(TOPK, CLSORT_PARTS_TOPK)
+    X(TOPK, CLSORT_PARTS_TOPK)                                                      \
+    X(RADIX, CLSORT_PARTS_RADIX)
 /* Program sets for the kernel table's second column. */
 #define CLSORT_IN_BITONIC 1
 #define CLSORT_IN_ODD_EVEN_MERGE 2
 #define CLSORT_IN_TRANSPOSITION 4
 #define CLSORT_IN_SEGMENTED 8
 #define CLSORT_IN_TOPK 16
+#define CLSORT_IN_RADIX 32
 
 /* ---- When a kernel exists ----------------------------------------------------------------------
  * Conditions over the build parameters TILE, WG_SIZE, VEC_STEP and KEYS_PER_ITEM (-D options made
@@ -132,6 +136,13 @@
 #define CLSORT_ARGS_NARROW                                                                   \
     __global key_type *restrict keys, __global uchar *restrict narrow, const idx_t n,       \
         const uint xf, const uint w
+/* The radix sort's passes (radix.cl): the buffer read and the buffer written (and their values
+ * in pair programs, RX_VALS_PARAMS), the digit counts, n, xf, the digit's shift and the number
+ * of work-groups that share the keys. */
+#define CLSORT_ARGS_RADIX                                                                     \
+    __global const key_type *restrict src, __global key_type *restrict dst RX_VALS_PARAMS,   \
+        __global idx_t *restrict hist, const idx_t n, const uint xf, const uint shift,        \
+        const uint groups
 /* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
 #define CLSORT_NARGS_SORT1(vals) (4 + (vals))
 #define CLSORT_NARGS_SORT2(vals) (5 + (vals))
@@ -143,6 +154,7 @@
 #define CLSORT_NARGS_TOPK_GLOBAL(vals) 7
 #define CLSORT_NARGS_TOPK_RADIX(vals) 15
 #define CLSORT_NARGS_NARROW(vals) 5
+#define CLSORT_NARGS_RADIX(vals) (7 + 2 * (vals))
 
 /* ---- Launch shapes ----------------------------------------------------------------------------
  * TILE: exactly WG_SIZE work-items a group, a work-group a tile, or a work-item a tile where
@@ -153,7 +165,8 @@
  * SEG_GROUP: exactly SEG_WG work-items a group;
  * TOPK: exactly TK_WG work-items a group, a work-group a tile of TK_TILE items; TOPK_STREAM:
  * exactly TK_STREAM_WG work-items a group, a work-group a span of a row; TOPK_RADIX: exactly
- * RS_WG work-items a group, a work-group a chunk of a row (or a row). */
+ * RS_WG work-items a group, a work-group a chunk of a row (or a row); RADIX: exactly RX_WG
+ * work-items a group. */
 #define CLSORT_SHAPE_TILE __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GROUP __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
 #define CLSORT_SHAPE_GLOBAL
@@ -163,6 +176,7 @@
 #define CLSORT_SHAPE_TOPK __attribute__((reqd_work_group_size(TK_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK_STREAM __attribute__((reqd_work_group_size(TK_STREAM_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK_RADIX __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
+#define CLSORT_SHAPE_RADIX __attribute__((reqd_work_group_size(RX_WG, 1, 1)))
 
 /* ---- Kernels ----------------------------------------------------------------------------------
  * X(name, programs, args, shape, when): programs is a set of CLSORT_IN_*; args a CLSORT_ARGS_*
@@ -225,6 +239,9 @@
     X(keys_widen, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,     \
       NARROW, GLOBAL, ALWAYS)                                                                 \
     X(keys_narrow, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,    \
-      NARROW, GLOBAL, ALWAYS)
+      NARROW, GLOBAL, ALWAYS)                                                                 \
+    X(radix_count, CLSORT_IN_RADIX, RADIX, RADIX, ALWAYS)                                     \
+    X(radix_scan, CLSORT_IN_RADIX, RADIX, RADIX, ALWAYS)                                      \
+    X(radix_scatter, CLSORT_IN_RADIX, RADIX, RADIX, ALWAYS)
 
 #endif /* CLSORT_MANIFEST_H */

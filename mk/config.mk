@@ -70,7 +70,7 @@ KERNELS   = kernels/manifest.h kernels/key_types.h kernels/common.cl kernels/row
             kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
             kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
             kernels/segmented.cl kernels/seg_large.cl kernels/topk.cl \
-            kernels/topk_radix.cl kernels/narrow.cl
+            kernels/topk_radix.cl kernels/narrow.cl kernels/radix.cl
 LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
 PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)

@@ -220,6 +220,37 @@ static void test_out_of_range(void)
     unlink(path);
 }
 
+/* [auto]'s radix crossovers: a bad value and an unknown width are warned about and ignored, a
+ * rule may not name the radix sort (rules pick networks), and a good key takes effect. */
+static void test_radix_keys(void)
+{
+    char path[2048];
+    path_in(path, sizeof path, conf_dir);
+    write_file(path, "[auto]\nhost_path_max = 0\nradix_min_n_k4 = banana\nradix_min_n_k16 = 5\n"
+                     "rule = max radix\nradix_min_n_k4_v4 = 3000\n");
+    clsort_ctx *ctx = make_ctx();
+    const char *w = clsort_warnings(ctx);
+    t_ok(has(w, "radix_min_n_k4 = banana"), "radix_min_n_k4 = banana: warned about");
+    t_ok(has(w, "radix_min_n_k16"), "radix_min_n_k16 (no such key width): warned about");
+    t_ok(has(w, "max radix"), "an AUTO rule naming the radix sort: warned about");
+    uint32_t k[5000], v[5000];
+    t_rng r = t_rng_for(5, 0, 0, 0);
+    for (int i = 0; i < 5000; ++i)
+        k[i] = (uint32_t)t_rand64(&r), v[i] = (uint32_t)i;
+    clsort_stats st;
+    const int rc = clsort_sort_pairs(ctx, k, v, 4, 5000, CLSORT_U32, CLSORT_AUTO, 0);
+    t_ok(rc == CLSORT_OK && clsort_get_stats(ctx, &st) == CLSORT_OK &&
+             st.algorithm == CLSORT_RADIX,
+         "radix_min_n_k4_v4 = 3000: AUTO sorts 5000 u32 pairs with the radix sort");
+    int sorted = 1;
+    for (int i = 1; i < 5000; ++i)
+        sorted &= k[i - 1] <= k[i];
+    t_ok(sorted, "... sorted");
+    sorts_correctly(ctx, "radix keys");
+    clsort_destroy(ctx);
+    unlink(path);
+}
+
 static void test_corrupt(void)
 {
     char path[2048];
@@ -446,6 +477,7 @@ int main(void)
     test_valid();
     test_size_ranges();
     test_out_of_range();
+    test_radix_keys();
     test_corrupt();
     test_chain();
     test_list();

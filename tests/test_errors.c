@@ -74,16 +74,17 @@ static void test_names(void)
     t_is_int(clsort_type_parse("", &tdummy), -1, "clsort_type_parse(\"\") fails");
 
     static const char *const anames[] = {"auto", "bitonic", "odd-even-merge",
-                                         "odd-even-transposition"};
-    for (int a = 0; a < 4; ++a) {
+                                         "odd-even-transposition", "radix"};
+    for (int a = 0; a < 5; ++a) {
         clsort_algorithm parsed = (clsort_algorithm)99;
         t_is_str(clsort_algorithm_name((clsort_algorithm)a), anames[a],
                  "clsort_algorithm_name(%d)", a);
         t_ok(clsort_algorithm_parse(anames[a], &parsed) == 0 && parsed == (clsort_algorithm)a,
              "clsort_algorithm_parse(\"%s\")", anames[a]);
     }
-    t_is_str(clsort_algorithm_name((clsort_algorithm)4), "unknown",
-             "clsort_algorithm_name(4) is \"unknown\"");
+    t_is_str(clsort_algorithm_name((clsort_algorithm)5), "unknown",
+             "clsort_algorithm_name(5) is \"unknown\"");
+    t_ok(CLSORT_RADIX == 4, "CLSORT_RADIX is appended after the networks (4)");
     t_is_str(clsort_algorithm_name((clsort_algorithm)99), "unknown",
              "clsort_algorithm_name(99) is \"unknown\"");
     t_is_str(clsort_algorithm_name((clsort_algorithm)-1), "unknown",
@@ -173,7 +174,7 @@ static void test_sort_args(void)
     t_ok(*clsort_last_error(ctx) != 0, "clsort_last_error is set after a failure: \"%s\"",
          clsort_last_error(ctx));
     EXPECT_INVALID(clsort_sort(ctx, keys, N, (clsort_type)-1, bit, 0), "clsort_sort, type -1");
-    EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, (clsort_algorithm)4, 0),
+    EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, (clsort_algorithm)5, 0),
                    "clsort_sort, algorithm 4");
     EXPECT_INVALID(clsort_sort(ctx, keys, N, CLSORT_U64, (clsort_algorithm)-1, 0),
                    "clsort_sort, algorithm -1");
@@ -222,7 +223,7 @@ static void test_sort_args(void)
                    "clsort_sort_batch with NULL keys");
     EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, (clsort_type)12, bit, 0),
                    "clsort_sort_batch, type 6");
-    EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, (clsort_algorithm)4, 0),
+    EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, (clsort_algorithm)5, 0),
                    "clsort_sort_batch, algorithm 4");
     EXPECT_INVALID(clsort_sort_batch(ctx, keys, 10, 10, CLSORT_U64, bit, 16),
                    "clsort_sort_batch, flag 16");

@@ -150,7 +150,7 @@ static void test_injected(void)
 {
     /* Warm up every network so that programs and scratch buffers exist; then any failure must
      * leave the counts exactly where a success leaves them. */
-    for (int a = 1; a < T_NALGOS; ++a)
+    for (int a = 1; a < T_NSORTS; ++a)
         t_ok(sort_ok(t_algos[a], 20000, 3), "warm-up: %s sorts 20000 keys", t_algo_name(t_algos[a]));
     h_counts base = h_now();
     diag_counts("after warm-up", base);
@@ -163,8 +163,9 @@ static void test_injected(void)
     t_ok(sort_ok(CLSORT_BITONIC, 40000, 4), "... and then the context sorts 40000 keys");
     base = h_now();
 
-    /* A launch fails at the first, second, a middle and a late launch of each network. */
-    for (int a = 1; a < T_NALGOS; ++a) {
+    /* A launch fails at the first, second, a middle and a late launch of each network and of
+     * the radix sort. */
+    for (int a = 1; a < T_NSORTS; ++a) {
         const clsort_algorithm algo = t_algos[a];
         const long before = atomic_load(&h_launches_);
         t_ok(sort_ok(algo, 40000, 5), "%s: a good sort of 40000 keys", t_algo_name(algo));

@@ -16,7 +16,7 @@ _Static_assert((CLSORT_DESCENDING & CLSORT_STABLE) == 0 &&
                    (CLSORT_STABLE & CLSORT_NO_HOST_FALLBACK) == 0,
                "flags are distinct bits");
 _Static_assert(CLSORT_U32 == 0 && CLSORT_F64 == 5 && CLSORT_AUTO == 0 &&
-                   CLSORT_ODD_EVEN_TRANSPOSITION == 3,
+                   CLSORT_ODD_EVEN_TRANSPOSITION == 3 && CLSORT_RADIX == 4,
                "enumerations as documented");
 
 /* The X-macro list yields the seven documented codes. */

@@ -1,5 +1,5 @@
 /* test_manifest.c - the kernel manifest (kernels/manifest.h) and the kernels agree: each program
- * (the networks', the segmented sort's, the top-k's),
+ * (the networks', the segmented sort's, the top-k's, the radix sort's),
  * assembled from the kernels/ files in the manifest's order and built with the options the host
  * makes for several parameter sets, holds exactly the kernels the manifest's table says for those
  * parameters (CLSORT_WHEN_* evaluated here, in C, on the same values the kernels' #if guards
@@ -13,9 +13,9 @@
 
 #include <CL/cl.h>
 
-enum { P_BITONIC, P_ODD_EVEN_MERGE, P_TRANSPOSITION, P_SEGMENTED, P_TOPK };
+enum { P_BITONIC, P_ODD_EVEN_MERGE, P_TRANSPOSITION, P_SEGMENTED, P_TOPK, P_RADIX };
 _Static_assert(CLSORT_IN_BITONIC == 1 << P_BITONIC && CLSORT_IN_SEGMENTED == 1 << P_SEGMENTED &&
-                   CLSORT_IN_TOPK == 1 << P_TOPK,
+                   CLSORT_IN_TOPK == 1 << P_TOPK && CLSORT_IN_RADIX == 1 << P_RADIX,
                "the manifest's programs are in another order");
 
 /* The manifest's programs, with their parts as a list of base names. */
@@ -257,6 +257,14 @@ int main(void)
     check_program(cl, dev, P_TOPK, &none, 1,
                   "-DCLSORT_TOPK=1 -DKEY_BITS=64 -DVAL_BYTES=8 -DTK_OUT=1 -DTK_IDX_BITS=64 "
                   "-DTK_TILE=256 -DTK_WG=64");
+    /* The radix sort's program: 32-bit keys alone with 8-bit digits, and 64-bit keys with
+     * 8-byte values, 64-bit indices and 4-bit digits (the split's other width). */
+    check_program(cl, dev, P_RADIX, &none, 0,
+                  "-DCLSORT_RADIX=1 -DKEY_BITS=32 -DVAL_BYTES=0 -DINDEX_BITS=32 -DRADIX_BITS=8 "
+                  "-DRX_WG=64 -DRX_ITEMS=4 -DRX_PAD=1 -DRX_RAKE=1");
+    check_program(cl, dev, P_RADIX, &none, 1,
+                  "-DCLSORT_RADIX=1 -DKEY_BITS=64 -DVAL_BYTES=8 -DINDEX_BITS=64 -DRADIX_BITS=4 "
+                  "-DRX_WG=32 -DRX_ITEMS=8 -DRX_PAD=0");
     clsort_destroy(ctx);
     return t_done();
 }

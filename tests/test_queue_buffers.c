@@ -182,7 +182,7 @@ static void test_plain(void)
 {
     static const size_t sizes[] = {0, 1, 2, 5, 100, 1000, 4099, 100003};
     for (unsigned ti = 0; ti < T_NTYPES; ++ti)
-        for (unsigned ai = 0; ai < T_NALGOS; ++ai) {
+        for (unsigned ai = 0; ai < T_NSORTS; ++ai) {
             unsigned failed = 0, cases = 0;
             for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
                 if (t_algos[ai] == CLSORT_ODD_EVEN_TRANSPOSITION && sizes[s] > 5000)

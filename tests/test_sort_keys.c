@@ -41,8 +41,8 @@ static void ensure_capacity(size_t n)
 
 static const char *algo_short(clsort_algorithm a)
 {
-    static const char *const names[] = {"auto", "bitonic", "oem", "transposition"};
-    return (unsigned)a < 4 ? names[a] : "?";
+    static const char *const names[] = {"auto", "bitonic", "oem", "transposition", "radix"};
+    return (unsigned)a < 5 ? names[a] : "?";
 }
 
 /* Runs one case: fills the input, sorts it with the library, compares with the reference and
@@ -223,6 +223,29 @@ static void test_boundaries(clsort_type type, clsort_algorithm algo, unsigned fl
     report(&g, "%s %s %s: %s", t_type_name(type), t_algo_name(algo), flags, what);
 }
 
+/* The radix sort's size classes: around its tiles (a work-group ranks 256 to 4096 keys at a
+ * time, by device and key width), one group with several tiles, several groups, and groups with
+ * uneven shares of tiles (the last group shorter, n not a multiple of anything). */
+static void test_radix_sizes(clsort_type type, unsigned flags, size_t max_n)
+{
+    static const size_t tiles[] = {256, 512, 1024, 2048, 4096};
+    static const size_t mult[] = {1, 2, 3, 5, 8, 17, 33, 100, 257};
+    size_t set[128];
+    size_t count = 0;
+    for (size_t t = 0; t < sizeof tiles / sizeof *tiles; ++t)
+        for (size_t m = 0; m < sizeof mult / sizeof *mult; ++m)
+            for (int d = -1; d <= 1; ++d) {
+                const size_t n = tiles[t] * mult[m] + (size_t)(ptrdiff_t)d;
+                if (n <= max_n && (level > 0 || (m + t + (size_t)(d + 1)) % 3 == 0))
+                    count = add_size(set, count, 128, n);
+            }
+    group g = {0, 0, 0};
+    for (size_t i = 0; i < count; ++i)
+        run_case(&g, type, CLSORT_RADIX, flags, dist_for(i, flags + type + 1), set[i], 0);
+    report(&g, "%s %s %s: %s", t_type_name(type), "radix", flags,
+           "tiles +-1, several tiles a group, several groups");
+}
+
 /* Powers of two +-1 from 2^lo to 2^hi: all three sizes up to 2^full_hi, beyond that one size per
  * power (rotating between -1, 0, +1); the distribution rotates from case to case. */
 static void test_pow2(clsort_type type, clsort_algorithm algo, unsigned flags, unsigned lo,
@@ -358,7 +381,7 @@ static void test_with_fallback(clsort_type type)
     static const size_t sizes[] = {0, 1, 2, 3, 5, 16, 17, 100, 255, 1000, 4097, 70000};
     for (unsigned f = 0; f < 2; ++f) {
         group g = {0, 0, 0};
-        for (unsigned a = 0; a < T_NALGOS; ++a)
+        for (unsigned a = 0; a < T_NSORTS; ++a)
             for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s)
                 for (unsigned d = 0; d < T_NDIST; ++d)
                     if (sizes[s] <= 4097 || d == (s + a) % T_NDIST)
@@ -384,6 +407,8 @@ static int big_group(clsort_type type, clsort_algorithm algo, unsigned dir)
         return (type == CLSORT_U32 && dir == 1) || (type == CLSORT_I64 && dir == 0);
     case CLSORT_AUTO:
         return (type == CLSORT_F32 && dir == 1) || (type == CLSORT_U64 && dir == 0);
+    case CLSORT_RADIX:
+        return (type == CLSORT_I32 && dir == 0) || (type == CLSORT_F64 && dir == 1);
     default:
         return 0;
     }
@@ -401,7 +426,7 @@ static int replay_one(const char *spec)
     for (int i = 0; i < T_NTYPES; ++i)
         if (!strcmp(tname, t_type_name((clsort_type)i)))
             type = i;
-    for (int i = 0; i < T_NALGOS; ++i)
+    for (int i = 0; i < T_NSORTS; ++i)
         if (!strcmp(aname, algo_short((clsort_algorithm)i)) ||
             !strcmp(aname, t_algo_name((clsort_algorithm)i)))
             algo = i;
@@ -444,7 +469,7 @@ int main(void)
             t_skip("f64: the device has no fp64");
             continue;
         }
-        for (unsigned ai = 0; ai < T_NALGOS; ++ai) {
+        for (unsigned ai = 0; ai < T_NSORTS; ++ai) {
             const clsort_algorithm algo = t_algos[ai];
             const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
             for (unsigned dir = 0; dir < 2; ++dir) {
@@ -465,7 +490,9 @@ int main(void)
                  * The transposition network stops at 2^16 (it needs O(n / TILE) rounds), and
                  * its boundaries at 2^15 + 1 except for u32. */
                 const int big = big_group(type, algo, dir);
-                if (algo != CLSORT_AUTO)
+                if (algo == CLSORT_RADIX)
+                    test_radix_sizes(type, flags, big ? 1u << 22 : (1u << 19) + 1);
+                else if (algo != CLSORT_AUTO)
                     test_boundaries(type, algo, flags,
                                     slow ? (type == CLSORT_U32 ? (1u << 16) + 1 : (1u << 15) + 1)
                                     : big ? 1u << 22

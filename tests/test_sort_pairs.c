@@ -110,7 +110,8 @@ static int run_case(group *g, clsort_type type, size_t vsize, clsort_algorithm a
                            t_get_bits(type, keys, i));
                 break;
             }
-            if ((flags & CLSORT_STABLE) && i > 0 &&
+            /* The radix sort is stable whether asked or not. */
+            if (((flags & CLSORT_STABLE) || algo == CLSORT_RADIX) && i > 0 &&
                 t_get_bits(type, keys, i) == t_get_bits(type, keys, i - 1) && idx < prev) {
                 ok = 0;
                 if (show)
@@ -277,7 +278,7 @@ int main(void)
         const int main_type = type == CLSORT_U32 || type == CLSORT_U64 || type == CLSORT_F64;
         const unsigned every = level >= 2 ? 3 : level == 0 ? 61 : main_type ? 13 : 29;
         for (size_t vsize = 4; vsize <= 8; vsize += 4)
-            for (unsigned ai = 0; ai < T_NALGOS; ++ai)
+            for (unsigned ai = 0; ai < T_NSORTS; ++ai)
                 for (unsigned dir = 0; dir < 2; ++dir) {
                     const clsort_algorithm algo = t_algos[ai];
                     const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
@@ -302,18 +303,33 @@ int main(void)
         const clsort_type type = stable_types[t];
         if (type == CLSORT_F64 && !fp64)
             continue;
-        for (unsigned ai = 0; ai < T_NALGOS; ++ai)
+        for (unsigned ai = 0; ai < T_NSORTS; ++ai)
             for (unsigned dir = 0; dir < 2; ++dir) {
                 const clsort_algorithm algo = t_algos[ai];
                 const int slow = algo == CLSORT_ODD_EVEN_TRANSPOSITION;
-                /* Full coverage for u32 and u64; the other types with AUTO only. */
-                if (type != CLSORT_U32 && type != CLSORT_U64 && algo != CLSORT_AUTO)
+                /* Full coverage for u32 and u64; the other types with AUTO and the radix sort
+                 * (whose stability is its own, per key type) only. */
+                if (type != CLSORT_U32 && type != CLSORT_U64 && algo != CLSORT_AUTO &&
+                    algo != CLSORT_RADIX)
                     continue;
                 const size_t vsize = ((t + ai + dir) & 1) ? 8 : 4;
                 const unsigned hi = slow ? 12 : (level >= 2 ? 17 : level == 1 ? 15 : 13);
                 test_stable(type, vsize, algo,
                             CLSORT_STABLE | nf | (dir ? CLSORT_DESCENDING : 0), hi);
             }
+    }
+    /* The radix sort without CLSORT_STABLE: stable anyway (run_case checks it), with runs of
+     * equal keys that span tiles and work-groups. */
+    for (unsigned dir = 0; dir < 2; ++dir) {
+        group g = {0, 0, 0};
+        static const t_dist ties[] = {T_FEW, T_EQUAL, T_SPECIAL};
+        static const size_t sizes[] = {1000, 4097, 33000, 100003};
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s)
+            for (size_t d = 0; d < 3; ++d)
+                run_case(&g, s & 1 ? CLSORT_F32 : CLSORT_U64, 4 + 4 * (d & 1), CLSORT_RADIX,
+                         nf | (dir ? CLSORT_DESCENDING : 0), ties[d], sizes[s]);
+        report(&g, CLSORT_U64, 0, "radix", nf | (dir ? CLSORT_DESCENDING : 0),
+               "f32 and u64 keys with many ties, without CLSORT_STABLE: stable anyway");
     }
     /* Stable without the no-fallback flag, and stable keys alone (accepted, sorted). */
     for (unsigned dir = 0; dir < 2; ++dir) {

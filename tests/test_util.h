@@ -221,10 +221,13 @@ static const clsort_type t_types[T_NTYPES] = {CLSORT_U32, CLSORT_I32, CLSORT_F32
 static const clsort_type t_all_types[T_NALLTYPES] = {
     CLSORT_U32, CLSORT_I32, CLSORT_F32, CLSORT_U64, CLSORT_I64,  CLSORT_F64,
     CLSORT_U8,  CLSORT_I8,  CLSORT_U16, CLSORT_I16, CLSORT_F16, CLSORT_BF16};
+/* AUTO and the three networks (t_algos[0 .. T_NALGOS)), then the radix sort: the tests of the
+ * sorts themselves loop over all T_NSORTS, the others over the first T_NALGOS. */
 #define T_NALGOS 4
-static const clsort_algorithm t_algos[T_NALGOS] = {CLSORT_AUTO, CLSORT_BITONIC,
+#define T_NSORTS 5
+static const clsort_algorithm t_algos[T_NSORTS] = {CLSORT_AUTO, CLSORT_BITONIC,
                                                    CLSORT_ODD_EVEN_MERGE,
-                                                   CLSORT_ODD_EVEN_TRANSPOSITION};
+                                                   CLSORT_ODD_EVEN_TRANSPOSITION, CLSORT_RADIX};
 
 typedef struct t_keytype {
     const char *name;
@@ -260,8 +263,8 @@ static T_UNUSED_ int t_is_float(clsort_type type)
 static T_UNUSED_ const char *t_algo_name(clsort_algorithm algo)
 {
     static const char *const names[] = {"auto", "bitonic", "odd-even-merge",
-                                        "odd-even-transposition"};
-    return (unsigned)algo < 4 ? names[algo] : "?";
+                                        "odd-even-transposition", "radix"};
+    return (unsigned)algo < 5 ? names[algo] : "?";
 }
 
 /** Reads key i of an array of `type` as raw bits. */

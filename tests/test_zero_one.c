@@ -380,6 +380,30 @@ int main(void)
         t_ok(failed_n == 0, "auto %s: every 0/1 input of every n in 1..%u",
              dir ? "desc" : "asc", max_n);
     }
+    /* The radix sort (not a comparator network, so the 0-1 principle proves nothing about it;
+     * its digit passes see 0/1 keys as one nonzero digit and three zero ones): every 0/1 input
+     * up to 8 keys, one clsort_sort each (a batch would run bitonic), and random ones up to
+     * 300001 keys. */
+    for (unsigned dir = 0; dir < 2; ++dir) {
+        const unsigned flags = CLSORT_NO_HOST_FALLBACK | (dir ? CLSORT_DESCENDING : 0);
+        unsigned failed = 0, cases = 0;
+        for (unsigned n = 1; n <= (level >= 1 ? 10u : 8u); ++n)
+            for (uint32_t bits = 0; bits < (1u << n); ++bits) {
+                uint32_t k[16];
+                unsigned ones = 0;
+                for (unsigned i = 0; i < n; ++i)
+                    ones += k[i] = (bits >> i) & 1;
+                int ok = clsort_sort(ctx, k, n, CLSORT_U32, CLSORT_RADIX, flags) == CLSORT_OK;
+                for (unsigned i = 0; ok && i < n; ++i)
+                    ok = k[i] == (dir ? i < ones : i >= n - ones);
+                failed += !ok;
+                ++cases;
+            }
+        t_ok(failed == 0, "radix %s: every 0/1 input of n 1..%u (%u cases)", dir ? "desc" : "asc",
+             level >= 1 ? 10u : 8u, cases);
+        t_ok(random_zero_one(CLSORT_RADIX, flags & CLSORT_DESCENDING, 300001, 7) == 0,
+             "radix %s: random 0/1 inputs, n 17..300001", dir ? "desc" : "asc");
+    }
     free(keys);
     /* The segmented passes: each network as the device picks its passes, then each with the
      * staged tiny pass forced (one work-item a segment through local memory, as GPUs run

@@ -13,7 +13,7 @@ int clsort__check_sort_kind(clsort_ctx *ctx, const char *fn, clsort_type type,
 {
     if (!clsort_type_size(type))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid key type %d", fn, (int)type);
-    if ((unsigned)algo > CLSORT_ODD_EVEN_TRANSPOSITION)
+    if ((unsigned)algo > CLSORT_RADIX)
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: invalid algorithm %d", fn,
                             (int)algo);
     if (flags & ~CLSORT__KNOWN_FLAGS)

@@ -35,7 +35,7 @@ static int check_args(clsort_ctx *ctx, const char *fn, size_t value_size, int ha
  * measured (docs/perf.md); larger segments resolve AUTO by their own size on the normal path. */
 static clsort_algorithm seg_algo(clsort_algorithm algo)
 {
-    return algo == CLSORT_AUTO ? CLSORT_BITONIC : algo;
+    return algo == CLSORT_AUTO || algo == CLSORT_RADIX ? CLSORT_BITONIC : algo;
 }
 
 /* Enqueues the segmented sort of d on the device buffers after the wait list: its plan, its

@@ -41,8 +41,36 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
     return clsort__check_fp64(ctx, fn, type);
 }
 
-/* Host arrays -> scratch buffers -> sort -> host arrays, blocking. On failure the host arrays
- * are untouched: results are only read back once every launch was enqueued successfully. */
+/* What a device sort of `count` arrays of n keys runs, into *algo, and the radix sort's second
+ * buffers reserved where it runs, before any data moves: explicit algorithms stay (explicit
+ * RADIX fails here with CLSORT_ERR_OUT_OF_MEMORY where its buffers cannot be had); AUTO takes
+ * the radix sort where clsort__auto_choice says so and its buffers can be had, else sorts in
+ * place with AUTO's network. */
+static int resolve_device_algo(clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
+                               size_t value_size, unsigned flags, clsort_algorithm *algo)
+{
+    const clsort_algorithm a =
+        *algo == CLSORT_AUTO
+            ? clsort__auto_choice(ctx, n, count, type, value_size, (flags & CLSORT_STABLE) != 0)
+            : *algo;
+    if (a == CLSORT_RADIX && count == 1) {
+        clsort__plan plan;
+        clsort__plan_sort(ctx, n, count, type, CLSORT_RADIX, 0, value_size, &plan);
+        const int rc = clsort__run_reserve_radix(ctx, &plan);
+        if (rc == CLSORT_ERR_OUT_OF_MEMORY && *algo == CLSORT_AUTO) {
+            clsort__trace(ctx, "AUTO: no room for the radix sort's second buffers (%s); a network "
+                               "sorts in place",
+                          clsort_last_error(ctx));
+            *algo = clsort__resolve_auto(ctx, n);
+            return CLSORT_OK;
+        }
+        if (rc != CLSORT_OK)
+            return rc;
+    }
+    *algo = a;
+    return CLSORT_OK;
+}
+
 /* Enqueues the sort of `count` arrays of n keys in buffers after the wait list; *done (if not
  * NULL) gets the last event. The API drives the layers one way: it makes the plan (plan.c),
  * starts the run (run.c), feeds it the schedule's steps (schedule.c) and ends the run. */
@@ -51,9 +79,12 @@ static int enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_
                         cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     clsort__plan plan;
+    int rc = resolve_device_algo(ctx, n, count, type, value_size, flags, &algo);
+    if (rc != CLSORT_OK)
+        return rc;
     clsort__plan_sort(ctx, n, count, type, algo, flags, value_size, &plan);
     clsort__run run;
-    int rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
+    rc = clsort__run_begin(ctx, &plan, keys, vals, num_wait, wait, done, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
         rc = clsort__run_schedule(&run, clsort__schedule);
     return clsort__run_end(&run, rc);
@@ -156,8 +187,8 @@ static int upload_and_sort(clsort_ctx *ctx, const void *keys, const void *values
                                           {values ? ctx->scratch[1] : NULL, values, value_size}};
     const int nparts = values ? 2 : 1;
     /* A chunk holds whole tiles of one array, or whole arrays of a batch (each array's tiles
-     * start at its own first key). */
-    const size_t chunk = rc == CLSORT_OK && !plan.empty
+     * start at its own first key). The radix sort has no pass that a chunk could start alone. */
+    const size_t chunk = rc == CLSORT_OK && !plan.empty && plan.program != CLSORT__PROGRAM_RADIX
                              ? clsort__overlap_chunk(ctx, parts, nparts, total,
                                                      count > 1 ? n : plan.params->tile)
                              : 0;
@@ -195,6 +226,9 @@ static int device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_s
     const size_t kbytes = total * ks, vbytes = values ? total * value_size : 0;
     if (kbytes > ctx->dev.max_alloc || vbytes > ctx->dev.max_alloc)
         return clsort__ensure_scratch(ctx, 0, kbytes > vbytes ? kbytes : vbytes);
+    /* AUTO resolved (and the radix sort's buffers reserved) before the data moves. */
+    CLSORT__CHECK(
+        resolve_device_algo(ctx, n, count, type, values ? value_size : 0, flags, &algo));
     if (clsort__zero_copy_usable(ctx, keys) && (!values || clsort__zero_copy_usable(ctx, values))) {
         int used = 0;
         rc = sort_in_place(ctx, keys, values, value_size, n, count, type, algo, flags, &used);
@@ -437,9 +471,18 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
         return rc;
     if (n > 1 && clsort__narrow_needed(type, flags))
         return narrow_sort(ctx, keys, values, value_size, n, 1, type, algo, flags);
-    /* The host sort keeps CLSORT_STABLE itself (hostsort.h). */
-    if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags))
-        return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
+    /* The host sort keeps CLSORT_STABLE itself (hostsort.h), and so does the radix sort
+     * (explicit, or AUTO's where its buffers can be had): only the networks need the
+     * positions. */
+    if ((flags & CLSORT_STABLE) && n > 1 && !use_host(ctx, n, algo, flags)) {
+        clsort_algorithm resolved = algo;
+        rc = resolve_device_algo(ctx, n, 1, type, value_size, flags, &resolved);
+        if (rc != CLSORT_OK)
+            return rc;
+        if (resolved != CLSORT_RADIX)
+            return stable_pairs(ctx, keys, values, value_size, n, type, algo, flags);
+        algo = resolved;
+    }
     return sort_any(ctx, keys, values, value_size, n, type, algo, flags);
 }
 
@@ -514,9 +557,11 @@ static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values
                         values ? value_size : 0, values != NULL, 1);
     if (rc)
         return rc;
-    if (flags & CLSORT_STABLE)
+    /* The radix sort is stable on the device; the networks' stable path needs the host. */
+    if ((flags & CLSORT_STABLE) && algo != CLSORT_RADIX)
         return clsort__fail(ctx, CLSORT_ERR_UNSUPPORTED,
-                            "clsort_sort_buffer: CLSORT_STABLE needs host memory");
+                            "clsort_sort_buffer: CLSORT_STABLE needs host memory (or "
+                            "CLSORT_RADIX)");
     if ((num_wait && !wait) || (!num_wait && wait))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_sort_buffer: bad wait list");
     size_t have = 0;
@@ -574,7 +619,7 @@ static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_al
     return rc;
 }
 
-#define MAX_PREP_SIZES (2 * (CLSORT__MAX_AUTO_RULES + CLSORT__NETWORKS * CLSORT__MAX_SIZE_RANGES) + 2)
+#define MAX_PREP_SIZES (2 * (CLSORT__MAX_AUTO_RULES + CLSORT__NETWORKS * CLSORT__MAX_SIZE_RANGES) + 4)
 
 static void add_size(uint64_t *sizes, int *nsizes, uint64_t n, uint64_t lo, uint64_t hi)
 {
@@ -598,6 +643,13 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
         add_size(sizes, &nsizes, m, lo, hi);
         if (m < UINT64_MAX)
             add_size(sizes, &nsizes, m + 1, lo, hi);
+    }
+    /* Where AUTO turns to the radix sort. */
+    const uint64_t radix_min = clsort__radix_min_n(ctx, type, value_size);
+    if (radix_min < UINT64_MAX) {
+        add_size(sizes, &nsizes, radix_min, lo, hi);
+        if (radix_min > 0)
+            add_size(sizes, &nsizes, radix_min - 1, lo, hi);
     }
     const int width = clsort__width_index(type), valkind = clsort__valkind_index(value_size);
     for (int net = 0; net < CLSORT__NETWORKS; ++net)
@@ -676,12 +728,15 @@ static int first_launch_only(const clsort__step *step, void *user)
 static int warm_up(clsort_ctx *ctx, size_t n, clsort_type type, size_t vs, clsort_algorithm algo)
 {
     clsort__plan plan;
+    int rc = resolve_device_algo(ctx, n, 1, type, vs, 0, &algo);
+    if (rc != CLSORT_OK)
+        return rc;
     clsort__plan_sort(ctx, n, 1, type, algo, 0, vs, &plan);
     clsort__run run;
     first_launches fl;
     memset(&fl, 0, sizeof fl);
     fl.run = &run;
-    int rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], vs ? ctx->scratch[1] : NULL, 0, NULL,
+    rc = clsort__run_begin(ctx, &plan, ctx->scratch[0], vs ? ctx->scratch[1] : NULL, 0, NULL,
                                NULL, NULL, &run);
     if (rc == CLSORT_OK && !plan.empty)
         rc = clsort__schedule(&plan, first_launch_only, &fl);
@@ -721,8 +776,12 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
     } else if ((flags & CLSORT_STABLE) && clsort__type_collapses(type, flags) && !value_size) {
         value_size = 8;
     }
-    /* Stable pairs sort the keys with their 8-byte positions (stable_pairs). */
-    const size_t vs = value_size && (flags & CLSORT_STABLE) ? 8 : value_size;
+    /* Stable pairs sort the keys with their 8-byte positions (stable_pairs), unless AUTO gives
+     * them to the radix sort, which is stable with the values as they are. */
+    const int radix_stable = !narrow && value_size && (flags & CLSORT_STABLE) &&
+                             clsort__auto_choice(ctx, max_n, 1, type, value_size, 1) ==
+                                 CLSORT_RADIX;
+    const size_t vs = value_size && (flags & CLSORT_STABLE) && !radix_stable ? 8 : value_size;
     if (max_n > SIZE_MAX / (clsort_type_size(type) + vs))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
                             "clsort_prepare: max_n = %zu keys of %zu bytes (and values of %zu) "
@@ -744,8 +803,8 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
                 "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
                 max_n, kbytes > vbytes ? kbytes : vbytes, (unsigned long long)ctx->dev.max_alloc,
                 ctx->dev.name));
-        CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type, flags & ~CLSORT_STABLE,
-                                       vs, narrow));
+        CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type,
+                                       radix_stable ? flags : flags & ~CLSORT_STABLE, vs, narrow));
         CLSORT__CHECK(reserve_scratch(ctx, 0, kbytes));
         if (narrow)
             CLSORT__CHECK(reserve_scratch(ctx, CLSORT__SCRATCH_COMPOSED, kbytes));
@@ -753,7 +812,7 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
         if (((flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_path_max) &&
-            clsort__resolve_auto(ctx, max_n) != CLSORT_BITONIC)
+            clsort__auto_choice(ctx, max_n, 1, type, vs, 0) != CLSORT_BITONIC)
             CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));
         CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_BITONIC));
     }

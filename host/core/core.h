@@ -15,6 +15,7 @@
 #define CLSORT__NETWORKS 3   /* bitonic, odd-even merge, odd-even transposition */
 #define CLSORT__WIDTHS 2     /* 32- and 64-bit keys */
 #define CLSORT__VALKINDS 3   /* keys alone, 4-byte values, 8-byte values */
+#define CLSORT__KEY_SIZES 4  /* keys of 1, 2, 4 and 8 bytes (the radix sort's crossovers) */
 
 /* Facts about one device, queried once. */
 typedef struct clsort__device {
@@ -66,7 +67,7 @@ typedef struct clsort__size_range {
 } clsort__size_range;
 #define CLSORT__MAX_SIZE_RANGES 4
 /* The context's scratch buffers (scratch.h). */
-#define CLSORT__NSCRATCH 6
+#define CLSORT__NSCRATCH 9
 
 struct clsort_ctx {
     /* Serialises the calls on one context, so a context shared by threads is safe (calls on
@@ -96,12 +97,15 @@ struct clsort_ctx {
     /* AUTO's top-k takes the radix select for k and n at least these, per key width
      * ([auto] topk_radix.<bits>; UINT64_MAX: never). */
     uint64_t topk_radix_min_k[CLSORT__WIDTHS], topk_radix_min_n[CLSORT__WIDTHS];
+    /* AUTO takes the radix sort for one array of at least this many keys, by log2 of the key's
+     * bytes and value kind ([auto] radix_min_n_k4, radix_min_n_k8_v4, ...; UINT64_MAX never). */
+    uint64_t radix_min_n[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
     char config_source[1024];      /* path of the tuned config, or "built-in defaults" */
 
     /* Scratch device buffers, reused across calls (scratch.h names them): 0 and 1 hold
      * host-array sorts' keys and values, 2 the segmented sort's bin list (host variant) or
      * stable positions (buffer variant), 3 its offsets, 4 and 5 its composites and their
-     * values' copy (api_segments.c). */
+     * values' copy (api_segments.c), 6 to 8 the radix sort's second buffers and counts. */
     cl_mem scratch[CLSORT__NSCRATCH];
     size_t scratch_size[CLSORT__NSCRATCH];
 

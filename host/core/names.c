@@ -30,7 +30,8 @@ CLSORT_KEY_TYPES(CLSORT__CHECK_ROW)
 #undef CLSORT__CHECK_ROW
 
 static const char *const algo_names[] = {"auto", "bitonic", "odd-even-merge",
-                                         "odd-even-transposition"};
+                                         "odd-even-transposition", "radix"};
+#define NALGOS (sizeof algo_names / sizeof algo_names[0])
 
 size_t clsort_type_size(clsort_type type)
 {
@@ -56,12 +57,12 @@ int clsort_type_parse(const char *name, clsort_type *type)
 
 const char *clsort_algorithm_name(clsort_algorithm algo)
 {
-    return (unsigned)algo < 4 ? algo_names[algo] : "unknown";
+    return (unsigned)algo < NALGOS ? algo_names[algo] : "unknown";
 }
 
 int clsort_algorithm_parse(const char *name, clsort_algorithm *algo)
 {
-    for (int i = 0; name && i < 4; ++i)
+    for (size_t i = 0; name && i < NALGOS; ++i)
         if (!strcmp(name, algo_names[i])) {
             *algo = (clsort_algorithm)i;
             return 0;

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The programs of the manifest: CLSORT__PROGRAM_BITONIC, _ODD_EVEN_MERGE, _TRANSPOSITION (the
- * networks, in this order), _SEGMENTED and _TOPK. */
+ * networks, in this order), _SEGMENTED, _TOPK and _RADIX. */
 typedef enum clsort__program_id {
 #define CLSORT__X(name, parts) CLSORT__PROGRAM_##name,
     CLSORT_PROGRAMS(CLSORT__X)
@@ -40,7 +40,8 @@ typedef enum clsort__args_kind {
     CLSORT__ARGS_TOPK_TILE,
     CLSORT__ARGS_TOPK_GLOBAL,
     CLSORT__ARGS_TOPK_RADIX,
-    CLSORT__ARGS_NARROW
+    CLSORT__ARGS_NARROW,
+    CLSORT__ARGS_RADIX
 } clsort__args_kind;
 
 /* A kernel's launch shape (CLSORT_SHAPE_* in the manifest). */
@@ -52,7 +53,8 @@ typedef enum clsort__shape {
     CLSORT__SHAPE_SEG_GROUP, /* exactly SEG_WG work-items a group */
     CLSORT__SHAPE_TOPK,     /* exactly TK_WG work-items a group */
     CLSORT__SHAPE_TOPK_STREAM, /* exactly TK_STREAM_WG work-items a group */
-    CLSORT__SHAPE_TOPK_RADIX  /* exactly RS_WG work-items a group */
+    CLSORT__SHAPE_TOPK_RADIX, /* exactly RS_WG work-items a group */
+    CLSORT__SHAPE_RADIX     /* exactly RX_WG work-items a group */
 } clsort__shape;
 
 /* One row of the manifest's kernel table (host/core/kernels.c). */
@@ -163,6 +165,23 @@ typedef struct clsort__topk_plan {
     uint64_t rs_chunks;         /* chunks a row */
 } clsort__topk_plan;
 
+/* The radix sort's part of a plan (clsort__plan_sort with CLSORT_RADIX; kernels/radix.cl,
+ * docs/kernels.md "Radix sort"): passes of `bits`-bit digits over keys of key_bits bits, an even
+ * number of them so that the keys end where they started. The schedule's steps carry the digit's
+ * shift and the number of groups; run.c reads from the caller's buffers in even passes and from
+ * the second buffers (scratch.h: CLSORT__SCRATCH_RADIX_*) in odd ones. */
+typedef struct clsort__radix_plan {
+    unsigned key_bits;          /* KEY_BITS: 8 x the key's bytes */
+    unsigned bits;              /* RADIX_BITS: 8, or 4 for 1-byte keys */
+    unsigned passes;            /* key_bits / bits, even */
+    unsigned wg;                /* RX_WG: work-items of every launch */
+    unsigned items;             /* RX_ITEMS: keys a work-item ranks per tile */
+    int pad;                    /* RX_PAD: the split counters padded against bank conflicts */
+    int rake;                   /* RX_RAKE: the work-group scans rake instead of Hillis-Steele */
+    unsigned groups;            /* work-groups of the count and scatter passes */
+    uint64_t hist_words;        /* idx_t words of the digit counts and totals */
+} clsort__radix_plan;
+
 /* Everything decided about one sort before anything is enqueued: `count` arrays of n keys for a
  * network program, nseg segments for the segmented program, or a top-k of rows of n keys (count
  * 1; value_size then the size of the values carried with the items, 0 for none). */
@@ -173,9 +192,11 @@ typedef struct clsort__plan {
     clsort_type type;
     size_t value_size;              /* 0: keys alone */
     clsort_algorithm algo;          /* AUTO already resolved */
-    const clsort_params *params;    /* network programs: the context's parameters of the slot */
+    const clsort_params *params;    /* network programs: the context's parameters of the slot
+                                     * (NULL for the other programs) */
     clsort__seg_plan seg;           /* CLSORT__PROGRAM_SEGMENTED */
     clsort__topk_plan topk;         /* CLSORT__PROGRAM_TOPK */
+    clsort__radix_plan radix;       /* CLSORT__PROGRAM_RADIX */
     int index_bits;                 /* 32 or 64: the width of idx_t in the kernels */
     cl_uint xf;                     /* key transform: CLSORT_XF_* of kernels/key_types.h */
     unsigned narrow_bits;           /* 8 or 16: a network's sort of the 32-bit composites of

@@ -94,6 +94,35 @@ static int set_topk_args(clsort__run *st, cl_kernel k, const clsort__step *s, co
     return rc;
 }
 
+/* The radix passes' arguments (CLSORT_ARGS_RADIX): pass p = shift / bits reads the caller's
+ * buffers when even and the second buffers when odd, and writes the others. */
+static int set_radix_args(clsort__run *st, cl_kernel k, const clsort__step *s, const char *name)
+{
+    clsort_ctx *ctx = st->ctx;
+    const clsort__plan *plan = st->plan;
+    const int odd = (s->args[0] / plan->radix.bits) & 1;
+    const cl_mem bufs[5] = {odd ? st->alt_keys : st->keys, odd ? st->keys : st->alt_keys,
+                            odd ? st->alt_vals : st->vals, odd ? st->vals : st->alt_vals,
+                            st->hist};
+    int rc = CLSORT_OK;
+    cl_uint a = 0;
+    for (int i = 0; i < 5 && rc == CLSORT_OK; ++i)
+        if (i != 2 && i != 3 ? 1 : plan->value_size != 0)
+            rc = set_arg(ctx, k, a++, sizeof(cl_mem), &bufs[i], name);
+    if (rc == CLSORT_OK && plan->index_bits == 32) {
+        const cl_uint n32 = (cl_uint)plan->n;
+        rc = set_arg(ctx, k, a++, sizeof n32, &n32, name);
+    } else if (rc == CLSORT_OK) {
+        const cl_ulong n64 = plan->n;
+        rc = set_arg(ctx, k, a++, sizeof n64, &n64, name);
+    }
+    if (rc == CLSORT_OK)
+        rc = set_arg(ctx, k, a++, sizeof plan->xf, &plan->xf, name);
+    for (int i = 0; i < 2 && rc == CLSORT_OK; ++i)
+        rc = set_arg(ctx, k, a++, sizeof(cl_uint), &s->args[i], name);
+    return rc;
+}
+
 /* Sets the arguments of step s's kernel, in the order of its argument list in the manifest
  * (CLSORT_ARGS_*): the buffers keys/vals hold `n` keys of each array. */
 static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem keys, cl_mem vals,
@@ -129,6 +158,8 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
             rc = set_arg(ctx, k, a++, sizeof w, &w, name);
         return rc;
     }
+    if (info->args == CLSORT__ARGS_RADIX)
+        return set_radix_args(st, k, s, name);
     if (info->args == CLSORT__ARGS_SEG_KEYS32) {
         /* (composites, the caller's keys and values, the values' copy, off, nseg, cap, xf32,
          * vwords) */
@@ -195,6 +226,7 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     case CLSORT__ARGS_TOPK_RADIX:
     case CLSORT__ARGS_SEG_KEYS32:
     case CLSORT__ARGS_NARROW:
+    case CLSORT__ARGS_RADIX:
         break; /* above */
     }
     return rc;
@@ -211,14 +243,17 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
     case CLSORT__SHAPE_SEG_GROUP:
     case CLSORT__SHAPE_TOPK:
     case CLSORT__SHAPE_TOPK_STREAM:
-    case CLSORT__SHAPE_TOPK_RADIX: {
-        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG, TK_STREAM_WG, RS_WG)
+    case CLSORT__SHAPE_TOPK_RADIX:
+    case CLSORT__SHAPE_RADIX: {
+        /* reqd_work_group_size: exactly WG_SIZE (SEG_WG, TK_WG, TK_STREAM_WG, RS_WG, RX_WG)
          * work-items. */
         const int seg = info->shape == CLSORT__SHAPE_SEG_GROUP;
         const int topk = info->shape == CLSORT__SHAPE_TOPK ||
                          info->shape == CLSORT__SHAPE_TOPK_STREAM ||
                          info->shape == CLSORT__SHAPE_TOPK_RADIX;
-        const unsigned wg = seg ? st->plan->seg.wg
+        const int radix = info->shape == CLSORT__SHAPE_RADIX;
+        const unsigned wg = radix ? st->plan->radix.wg
+                            : seg ? st->plan->seg.wg
                             : info->shape == CLSORT__SHAPE_TOPK_STREAM ? st->plan->topk.stream_wg
                             : info->shape == CLSORT__SHAPE_TOPK_RADIX ? st->plan->topk.rs_wg
                             : topk ? st->plan->topk.wg
@@ -228,8 +263,8 @@ static int group_size(clsort__run *st, const clsort__kernel_info *info, size_t k
                                 "kernel %s allows %zu work-items per group "
                                 "(CL_KERNEL_WORK_GROUP_SIZE), fewer than %s=%u%s",
                                 info->name, kmax,
-                                seg ? "SEG_WG" : topk ? "TK_WG/RS_WG" : "WG_SIZE", wg,
-                                seg || topk ? "" : "; lower wg_size");
+                                radix ? "RX_WG" : seg ? "SEG_WG" : topk ? "TK_WG/RS_WG" : "WG_SIZE", wg,
+                                seg || topk || radix ? "" : "; lower wg_size");
         *local = wg;
         return CLSORT_OK;
     }
@@ -417,6 +452,28 @@ static void run_init(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_
     run->want_events = done || first || ctx->profiling;
 }
 
+int clsort__run_reserve_radix(clsort_ctx *ctx, const clsort__plan *plan)
+{
+    if (plan->empty || plan->program != CLSORT__PROGRAM_RADIX)
+        return CLSORT_OK;
+    const uint64_t n = plan->n, ks = clsort_type_size(plan->type), vs = plan->value_size;
+    const uint64_t hist = plan->radix.hist_words * (uint64_t)(plan->index_bits / 8);
+    /* The caller's keys and values are on the device too: a sort whose two copies cannot fit
+     * in the device's memory is refused here rather than by a driver that allocates late. */
+    if ((ks + vs) * n > ctx->dev.global_mem / 2 || (ks + vs) * n + hist > SIZE_MAX / 2)
+        return clsort__fail(ctx, CLSORT_ERR_OUT_OF_MEMORY,
+                            "the radix sort of %llu keys needs %llu bytes for its second buffers "
+                            "besides the data, more than %s's memory (%llu bytes) holds",
+                            (unsigned long long)n, (unsigned long long)((ks + vs) * n),
+                            ctx->dev.name, (unsigned long long)ctx->dev.global_mem);
+    int rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_RADIX_KEYS, (size_t)(ks * n));
+    if (rc == CLSORT_OK && vs)
+        rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_RADIX_VALS, (size_t)(vs * n));
+    if (rc == CLSORT_OK)
+        rc = clsort__ensure_scratch(ctx, CLSORT__SCRATCH_RADIX_HIST, (size_t)hist);
+    return rc;
+}
+
 int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,
                       cl_uint num_wait, const cl_event *wait, cl_event *done, cl_event *first,
                       clsort__run *run)
@@ -427,6 +484,12 @@ int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl
     int rc = CLSORT_OK;
     CLSORT__CHECK(clsort__get_program(ctx, plan->program, plan->index_bits, plan->options,
                                       &run->prog));
+    if (plan->program == CLSORT__PROGRAM_RADIX) {
+        CLSORT__CHECK(clsort__run_reserve_radix(ctx, plan));
+        run->alt_keys = ctx->scratch[CLSORT__SCRATCH_RADIX_KEYS];
+        run->alt_vals = plan->value_size ? ctx->scratch[CLSORT__SCRATCH_RADIX_VALS] : NULL;
+        run->hist = ctx->scratch[CLSORT__SCRATCH_RADIX_HIST];
+    }
 fail:
     return rc;
 }

@@ -17,6 +17,8 @@ typedef struct clsort__run {
     cl_mem keys32, vals32, vcopy;       /* a composed segmented sort's (clsort__composed) */
     cl_mem out_keys, out_vals;          /* the top-k's outputs */
     cl_mem narrow;                      /* the caller's narrow keys (plan->narrow_bits) */
+    cl_mem alt_keys, alt_vals, hist;    /* the radix sort's second buffers and digit counts
+                                           (the context's scratch) */
     cl_mem items[3][3];                 /* the top-k's item buffers [1], [2]: keys, indices,
                                            values; the run's own, released at its end */
     cl_mem radix[3];                    /* the radix select's histograms, chunk counts and
@@ -33,8 +35,14 @@ typedef struct clsort__run {
     unsigned launches;
 } clsort__run;
 
-/* Starts the run of a network plan on keys (and vals, NULL for keys alone) after the wait list:
- * resets the statistics and gets its program. done and first (either may be NULL) receive the
+/* Makes sure the context holds the second buffers and digit counts of a radix plan's sort
+ * (scratch.h: CLSORT__SCRATCH_RADIX_*). CLSORT_ERR_OUT_OF_MEMORY where they cannot be had:
+ * larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE, the sort's two copies of its keys and values larger
+ * than the device's memory, or refused by the driver. */
+int clsort__run_reserve_radix(clsort_ctx *ctx, const clsort__plan *plan);
+/* Starts the run of a network or radix plan on keys (and vals, NULL for keys alone) after the wait list:
+ * resets the statistics and gets its program (and a radix plan's buffers,
+ * clsort__run_reserve_radix). done and first (either may be NULL) receive the
  * last and first events at the end. On failure the run must still be ended with
  * clsort__run_end. */
 int clsort__run_begin(clsort_ctx *ctx, const clsort__plan *plan, cl_mem keys, cl_mem vals,

@@ -112,6 +112,7 @@ typedef struct config_values {
     uint64_t host_fallback_max;
     uint64_t host_path_max;
     uint64_t topk_radix_min_k[CLSORT__WIDTHS], topk_radix_min_n[CLSORT__WIDTHS];
+    uint64_t radix_min_n[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
 } config_values;
 
 static void builtin_defaults(const clsort__device *dev, config_values *out)
@@ -145,6 +146,22 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
         out->topk_radix_min_k[w] = gpu ? 128 : UINT64_MAX;
         out->topk_radix_min_n[w] = gpu ? 8192 : UINT64_MAX;
     }
+    /* AUTO's radix sort: on GPUs from these sizes, by key bytes (1, 2, 4, 8) and value kind
+     * (keys, 4-byte, 8-byte values); never on other devices, where AUTO keeps the host's sort
+     * and the networks (explicit CLSORT_RADIX still runs there). Measured on the H200 (device
+     * time, radix against bitonic, docs/kernels.md "Radix sort"): u32 + 4-byte values win from
+     * 2^23 keys; u32 and u64 keys alone lose up to 2^26, by a margin that shrinks with n, so
+     * their crossovers are the sizes that trend reaches. 8-byte values, 1- and 2-byte keys and
+     * u64 pairs are estimates from the passes and bytes moved; a tuned config gives a device's
+     * own crossovers. */
+    static const uint64_t gpu_min[CLSORT__KEY_SIZES][CLSORT__VALKINDS] = {
+        {(uint64_t)1 << 18, (uint64_t)1 << 18, (uint64_t)1 << 18},
+        {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20},
+        {(uint64_t)1 << 28, (uint64_t)1 << 23, (uint64_t)1 << 23},
+        {(uint64_t)1 << 29, (uint64_t)1 << 27, (uint64_t)1 << 26}};
+    for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
+        for (int v = 0; v < CLSORT__VALKINDS; ++v)
+            out->radix_min_n[k][v] = (dev->type & CL_DEVICE_TYPE_GPU) ? gpu_min[k][v] : UINT64_MAX;
 }
 
 /* ---- Parsing ------------------------------------------------------------------------------- */
@@ -167,6 +184,8 @@ typedef struct parse_state {
     int have_fallback, have_path;
     uint64_t topk_radix_min_k[CLSORT__WIDTHS], topk_radix_min_n[CLSORT__WIDTHS];
     int have_topk_radix[CLSORT__WIDTHS];
+    uint64_t radix_min_n[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
+    int have_radix[CLSORT__KEY_SIZES][CLSORT__VALKINDS];
     char dev_name[200], dev_vendor[200], dev_driver[200];
     char last_bad_section[64];
     int problems;
@@ -253,8 +272,33 @@ static void handle_topk_radix(parse_state *st, const char *name, const char *val
     st->have_topk_radix[w] = 1;
 }
 
+/* radix_min_n_k<B> (keys alone) or radix_min_n_k<B>_v<V> (values of V = 4 or 8 bytes), B the
+ * key's bytes (1, 2, 4, 8): the smallest n AUTO gives the radix sort, or "max" for never.
+ * Returns 1 if name is such a key (handled), else 0. */
+static int handle_radix_min(parse_state *st, const char *name, const char *value)
+{
+    static const char *const vnames[CLSORT__VALKINDS] = {"", "_v4", "_v8"};
+    for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
+        for (int v = 0; v < CLSORT__VALKINDS; ++v) {
+            char key[32];
+            snprintf(key, sizeof key, "radix_min_n_k%d%s", 1 << k, vnames[v]);
+            if (strcmp(name, key) != 0)
+                continue;
+            uint64_t x = UINT64_MAX;
+            if (strcmp(value, "max") != 0 && parse_u64(value, &x))
+                problem(st, "[auto] %s = %s is not a number or 'max'; using the default", name,
+                        value);
+            else
+                st->radix_min_n[k][v] = x, st->have_radix[k][v] = 1;
+            return 1;
+        }
+    return 0;
+}
+
 static void handle_auto(parse_state *st, const char *name, const char *value)
 {
+    if (handle_radix_min(st, name, value))
+        return;
     if (!strcmp(name, "host_fallback_max")) {
         uint64_t v;
         if (parse_u64(value, &v) || v > CLSORT__HOST_FALLBACK_LIMIT)
@@ -287,7 +331,7 @@ static void handle_auto(parse_state *st, const char *name, const char *value)
     uint64_t max_n = 0;
     if (sscanf(value, "%31s %63s", size, network) != 2 ||
         (strcmp(size, "max") != 0 && parse_u64(size, &max_n)) ||
-        clsort_algorithm_parse(network, &algo) || algo == CLSORT_AUTO ||
+        clsort_algorithm_parse(network, &algo) || clsort__network_index(algo) < 0 ||
         st->nrules == CLSORT__MAX_AUTO_RULES) {
         problem(st, "[auto] rule = %s is not '<max_n|max> <network>' (at most %d rules)", value,
                 CLSORT__MAX_AUTO_RULES);
@@ -451,6 +495,12 @@ static int apply_parsed(parse_state *st, config_values *out)
             out->topk_radix_min_n[w] = st->topk_radix_min_n[w];
             ++used;
         }
+    for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
+        for (int v = 0; v < CLSORT__VALKINDS; ++v)
+            if (st->have_radix[k][v]) {
+                out->radix_min_n[k][v] = st->radix_min_n[k][v];
+                ++used;
+            }
     return used;
 }
 
@@ -587,4 +637,5 @@ void clsort__load_config(clsort_ctx *ctx)
     ctx->host_path_max = v.host_path_max;
     memcpy(ctx->topk_radix_min_k, v.topk_radix_min_k, sizeof ctx->topk_radix_min_k);
     memcpy(ctx->topk_radix_min_n, v.topk_radix_min_n, sizeof ctx->topk_radix_min_n);
+    memcpy(ctx->radix_min_n, v.radix_min_n, sizeof ctx->radix_min_n);
 }

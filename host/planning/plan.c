@@ -38,18 +38,127 @@ const clsort_params *clsort__params_for(const clsort_ctx *ctx, const clsort__var
     return &ctx->params[net][width][valkind];
 }
 
+/* log2 of a key's bytes: the first index of the radix crossovers (core.h). */
+static int key_size_index(clsort_type type)
+{
+    const size_t s = clsort_type_size(type);
+    return s <= 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : 3;
+}
+
+uint64_t clsort__radix_min_n(const clsort_ctx *ctx, clsort_type type, size_t value_size)
+{
+    const int vk = clsort__valkind_index(value_size);
+    return vk < 0 ? UINT64_MAX : ctx->radix_min_n[key_size_index(type)][vk];
+}
+
+clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t count,
+                                     clsort_type type, size_t value_size, int stable)
+{
+    const uint64_t min_n = clsort__radix_min_n(ctx, type, value_size);
+    /* Stable pairs: the radix sort is stable at its usual cost, the networks need a host pass
+     * over positions besides (several times the sort), so any device that takes the radix sort
+     * at all takes it for them at every size. */
+    if (count == 1 && n >= 2 && (n >= min_n || (stable && value_size && min_n < UINT64_MAX)))
+        return CLSORT_RADIX;
+    return clsort__resolve_auto(ctx, n);
+}
+
+/* Work-groups of the radix sort's count and scatter passes per compute unit, at most: each
+ * works through its share of tiles one after another, so a GPU wants several resident per
+ * compute unit to hide the latency of the barriers; CPUs (PoCL) run one group a thread. */
+#define RADIX_GROUPS_PER_CU_GPU 8u
+#define RADIX_GROUPS_PER_CU_CPU 2u
+
+/* Local memory of radix_scatter (kernels/radix.cl) with these parameters, in bytes. */
+static uint64_t radix_local_bytes(const clsort__radix_plan *rp, size_t key_bytes, int pairs,
+                                  int index_bytes)
+{
+    const uint64_t tile = (uint64_t)rp->wg * rp->items, digits = 1u << rp->bits;
+    return tile * key_bytes + (pairs ? 2 * tile : 0) + (16u + (rp->pad ? 1u : 0u)) * rp->wg * 4u +
+           (rp->wg + 17u) * (uint64_t)index_bytes + digits * ((uint64_t)index_bytes + 4u);
+}
+
+/* The radix sort's shape for plan->n keys of plan->type (docs/kernels.md, "Radix sort"). */
+static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
+{
+    clsort__radix_plan *rp = &plan->radix;
+    const int gpu = (ctx->dev.type & CL_DEVICE_TYPE_GPU) != 0;
+    const size_t kb = clsort_type_size(plan->type);
+    rp->key_bits = (unsigned)(8 * kb);
+    /* 8-bit digits (256 counters a work-group, two local splits a pass); 1-byte keys take two
+     * 4-bit digits, so that every key width has an even number of passes. */
+    rp->bits = kb == 1 ? 4u : 8u;
+    rp->passes = rp->key_bits / rp->bits;
+    /* GPUs: 256 work-items ranking 8 keys each (4 for 8-byte keys, whose tile would otherwise
+     * crowd local memory): 2048 or 1024 keys a tile. PoCL runs a work-group's items as a loop
+     * between barriers, so fewer items with more keys each cost fewer trips. */
+    rp->wg = gpu ? 256u : 64u;
+    while (rp->wg > 1 && rp->wg > ctx->dev.max_wg)
+        rp->wg >>= 1;
+    rp->items = gpu ? (kb >= 8 ? 4u : 8u) : 16u;
+    unsigned per_cu = gpu ? RADIX_GROUPS_PER_CU_GPU : RADIX_GROUPS_PER_CU_CPU;
+    /* CLSORT_RADIX_WG, CLSORT_RADIX_ITEMS, CLSORT_RADIX_GROUPS_PER_CU (experiments, read at each
+     * call): other shapes, powers of two within the kernel's limits; CLSORT_RADIX_PAD=0 the
+     * split counters without their padding; CLSORT_RADIX_RAKE=1 the raking scans. */
+    const char *env = getenv("CLSORT_RADIX_WG");
+    unsigned long v = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (v >= 16 && v <= ctx->dev.max_wg && !(v & (v - 1)))
+        rp->wg = (unsigned)v;
+    env = getenv("CLSORT_RADIX_ITEMS");
+    v = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (v >= 1 && v <= 16 && !(v & (v - 1)))
+        rp->items = (unsigned)v;
+    rp->pad = 1;
+    env = getenv("CLSORT_RADIX_PAD");
+    if (env && *env)
+        rp->pad = strtoul(env, NULL, 10) != 0;
+    env = getenv("CLSORT_RADIX_RAKE");
+    rp->rake = env && *env && strtoul(env, NULL, 10) != 0;
+    env = getenv("CLSORT_RADIX_GROUPS_PER_CU");
+    v = env && *env ? strtoul(env, NULL, 10) : 0;
+    if (v >= 1 && v <= 1024)
+        per_cu = (unsigned)v;
+    const uint64_t N = plan->n;
+    plan->index_bits = gpu && N + (uint64_t)rp->wg * 16 <= ((uint64_t)1 << 31) ? 32 : 64;
+    while (rp->items > 1 && radix_local_bytes(rp, kb, plan->value_size != 0,
+                                              plan->index_bits / 8) > ctx->dev.local_mem)
+        rp->items >>= 1;
+    const uint64_t tile = (uint64_t)rp->wg * rp->items, tiles = (N + tile - 1) / tile;
+    const uint64_t most = (uint64_t)(ctx->dev.compute_units ? ctx->dev.compute_units : 1) * per_cu;
+    const uint64_t groups = tiles < most ? tiles : most;
+    const uint64_t per = (tiles + groups - 1) / groups;
+    rp->groups = (unsigned)((tiles + per - 1) / per);
+    rp->hist_words = ((uint64_t)rp->groups + 1) << rp->bits;
+}
+
 void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
                        clsort_algorithm algo, unsigned flags, size_t value_size,
                        clsort__plan *plan)
 {
     memset(plan, 0, sizeof *plan);
     if (algo == CLSORT_AUTO)
-        algo = clsort__resolve_auto(ctx, n);
+        algo = clsort__auto_choice(ctx, n, count, type, value_size,
+                                   (flags & CLSORT_STABLE) != 0);
+    /* Batches run a network: the radix sort takes one array. */
+    if (algo == CLSORT_RADIX && count != 1)
+        algo = CLSORT_BITONIC;
     plan->n = n;
     plan->count = count;
     plan->type = type;
     plan->value_size = value_size;
     plan->algo = algo;
+    plan->xf = key_transform(type, flags);
+    plan->empty = n < 2 || count == 0;
+    if (algo == CLSORT_RADIX) {
+        plan->program = CLSORT__PROGRAM_RADIX;
+        plan->var.width = clsort__width_index(type);
+        plan->var.valkind = clsort__valkind_index(value_size);
+        if (plan->empty)
+            return;
+        plan_radix(ctx, plan);
+        clsort__build_options(plan);
+        return;
+    }
     /* The API checked algo, type and value_size. */
     (void)clsort__variant_of(algo, type, value_size, &plan->var);
     plan->program = (clsort__program_id)plan->var.net; /* a network's program has its number */
@@ -64,8 +173,6 @@ void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort
                         n * count <= ((uint64_t)1 << 31))
                            ? 32
                            : 64;
-    plan->xf = key_transform(type, flags);
-    plan->empty = n < 2 || count == 0;
     if (plan->empty)
         return;
     clsort__build_options(plan);

@@ -9,11 +9,22 @@
 
 /* The network AUTO picks for n keys (ctx->auto_rules; bitonic past the last rule). */
 clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n);
+/* The smallest one-array sort that AUTO gives the radix sort, for keys of this type with values
+ * of value_size bytes (ctx->radix_min_n; UINT64_MAX: never). */
+uint64_t clsort__radix_min_n(const clsort_ctx *ctx, clsort_type type, size_t value_size);
+/* What AUTO runs on the device for `count` arrays of n keys: the radix sort (one array, at least
+ * clsort__radix_min_n keys; stable pairs at any size where that is not UINT64_MAX), else the
+ * network of clsort__resolve_auto. The API falls back to that network itself where the radix
+ * sort's second buffers cannot be had. */
+clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t count,
+                                     clsort_type type, size_t value_size, int stable);
 /* The parameters of variant v for inputs of n keys: the config's size range that covers n, else
  * the slot's parameters for all larger inputs; clsort_set_params overrides both. */
 const clsort_params *clsort__params_for(const clsort_ctx *ctx, const clsort__variant *v,
                                         uint64_t n);
-/* Fills plan for sorting `count` arrays of n keys (value_size 0: keys alone). */
+/* Fills plan for sorting `count` arrays of n keys (value_size 0: keys alone): a network, or
+ * the radix sort for CLSORT_RADIX (one array; a batch with CLSORT_RADIX runs bitonic). AUTO is
+ * resolved by clsort__auto_choice. */
 void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
                        clsort_algorithm algo, unsigned flags, size_t value_size,
                        clsort__plan *plan);

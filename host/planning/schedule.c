@@ -464,6 +464,22 @@ static int schedule_topk(const clsort__plan *plan, clsort__emit_fn emit, void *u
                        : schedule_topk_full(plan, 0, plan->n, emit, user);
 }
 
+/* The radix sort (kernels/radix.cl): per digit, least significant first, the counts of each
+ * work-group's range, their scan (a work-group a digit) and the stable scatter into the other
+ * buffer. The step arguments are the digit's shift and the number of groups; which buffer a
+ * pass reads follows from the shift (run.c). */
+static int schedule_radix(const clsort__radix_plan *rp, clsort__emit_fn emit, void *user)
+{
+    const uint64_t digits = (uint64_t)1 << rp->bits, groups = rp->groups;
+    for (unsigned pass = 0; pass < rp->passes; ++pass) {
+        const cl_uint shift = pass * rp->bits;
+        EMIT(step(CLSORT__K_radix_count, groups * rp->wg, 2, shift, rp->groups));
+        EMIT(step(CLSORT__K_radix_scan, digits * rp->wg, 2, shift, rp->groups));
+        EMIT(step(CLSORT__K_radix_scatter, groups * rp->wg, 2, shift, rp->groups));
+    }
+    return CLSORT_OK;
+}
+
 int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
 {
     if (plan->empty)
@@ -472,6 +488,8 @@ int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
         return schedule_segmented(&plan->seg, emit, user);
     if (plan->program == CLSORT__PROGRAM_TOPK)
         return schedule_topk(plan, emit, user);
+    if (plan->program == CLSORT__PROGRAM_RADIX)
+        return schedule_radix(&plan->radix, emit, user);
     if (!plan->narrow_bits)
         return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
     /* Narrow keys: widened into the run's composites, sorted, narrowed back (narrow.cl). */
@@ -512,7 +530,8 @@ static int skip_first(const clsort__step *s, void *user)
 int clsort__schedule_first_step(const clsort__plan *plan, uint64_t keys, clsort__step *out)
 {
     split sp = {NULL, NULL, 0, {0}};
-    if (plan->program == CLSORT__PROGRAM_SEGMENTED || plan->program == CLSORT__PROGRAM_TOPK)
+    if (plan->program == CLSORT__PROGRAM_SEGMENTED || plan->program == CLSORT__PROGRAM_TOPK ||
+        plan->program == CLSORT__PROGRAM_RADIX)
         return CLSORT_ERR_INVALID_ARG;
     const clsort_params *p = plan->params;
     const uint64_t n = plan->n;

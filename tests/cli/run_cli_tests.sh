@@ -284,6 +284,7 @@ expect_err 2 "invalid type 'u8be'" "u8be is no type (one byte has no byte order)
     "$CLSORT" -t u8be in.bin
 
 for a in auto bitonic odd-even-merge odd-even-transposition; do
+for a in auto bitonic odd-even-merge odd-even-transposition radix; do
     gen in.bin i32 4 0 3000
     "$REF" sort i32 4 0 <in.bin >ref.bin
     expect 0 "-a $a exits 0" "$CLSORT" -t i32 -a $a -o out.bin in.bin

@@ -78,6 +78,10 @@ typedef struct tune_state {
     int npath;
     uint64_t host_path_max;
     double last_progress;
+    /* AUTO's radix sort (GPU devices): from which n it beats bitonic per key width and kind;
+     * 0 where not found (the runtime's default stays), radix_done where measured at all. */
+    uint64_t radix_min[TUNE_WIDTHS][TUNE_KINDS];
+    int radix_done[TUNE_WIDTHS][TUNE_KINDS];
     unsigned failures; /* candidates that failed, over the whole run */
     int unsearched;    /* combinations the budget left out (not in the config: defaults) */
     double hard_end;   /* tune_now() at the end of the budget */
@@ -97,6 +101,9 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline);
 /* Measures which network AUTO should use per size, then the host-fallback crossover. */
 void tune_measure_auto(tune_state *s, double deadline);
 void tune_measure_host_fallback(tune_state *s, double deadline);
+/* On a GPU device: from which n AUTO should take the radix sort (CLSORT_RADIX) per key width and
+ * kind (s->radix_min); nothing elsewhere. */
+void tune_measure_radix(tune_state *s, double deadline);
 /* On a CPU device: up to which n AUTO should sort host arrays with the host's own sort
  * (s->host_path_max, s->path_pts); nothing elsewhere (npath stays 0). */
 void tune_measure_host_path(tune_state *s, double deadline);

@@ -24,7 +24,8 @@ static void usage(FILE *f)
             "                       (under 2 minutes on a 2-core CPU with PoCL)\n"
             "      --budget SECONDS the whole run's time (default 95 with --quick, else 540);\n"
             "                       the search gets 72%%, AUTO 15%%, the host fallback the rest\n"
-            "                       (on a CPU device shared with AUTO's host path: 40/60)\n"
+            "                       (on a GPU shared with the radix sort's crossovers: 50/50;\n"
+            "                       on a CPU device with AUTO's host path: 40/60)\n"
             "  -o, --output FILE    write the config to FILE (\"-\": standard output) instead of\n"
             "                       the first place the runtime looks for this device\n"
             "  -v, --verbose        every candidate and measurement on stderr\n"
@@ -191,6 +192,14 @@ static void write_config(const tune_state *s, FILE *f, const char *date, double 
         else
             fprintf(f, "\nhost_path_max = %llu\n", (unsigned long long)s->host_path_max);
     }
+    for (int w = 0; w < TUNE_WIDTHS; ++w)
+        for (int k = 0; k < TUNE_KINDS; ++k)
+            if (s->radix_min[w][k])
+                fprintf(f, "# AUTO: the radix sort beat bitonic (device time) from n = %llu on\n"
+                           "radix_min_n_k%d%s = %llu\n",
+                        (unsigned long long)s->radix_min[w][k], w ? 8 : 4,
+                        k == 0 ? "" : k == 1 ? "_v4" : "_v8",
+                        (unsigned long long)s->radix_min[w][k]);
     for (int net = 0; net < TUNE_NETS; ++net)
         for (int w = 0; w < TUNE_WIDTHS; ++w)
             for (int k = 0; k < TUNE_KINDS; ++k) {
@@ -305,6 +314,15 @@ static void print_summary(const tune_state *s, const char *where, double secs)
     } else {
         fprintf(f, "AUTO: not measured (budget): clsort's default, bitonic\n");
     }
+    for (int w = 0; w < TUNE_WIDTHS; ++w)
+        for (int k = 0; k < TUNE_KINDS; ++k)
+            if (s->radix_done[w][k] && s->radix_min[w][k])
+                fprintf(f, "radix: AUTO takes the radix sort for %s %s from n = %llu\n",
+                        w ? "u64" : "u32", tune_kind_name(k),
+                        (unsigned long long)s->radix_min[w][k]);
+            else if (s->radix_done[w][k])
+                fprintf(f, "radix: %s %s: no crossover measured (clsort's default stays)\n",
+                        w ? "u64" : "u32", tune_kind_name(k));
     if (s->nhost)
         fprintf(f, "host fallback: host arrays up to n = %llu are sorted on the host%s\n",
                 (unsigned long long)s->host_fallback_max,
@@ -432,6 +450,8 @@ int main(int argc, char **argv)
         return TUNE_EXIT_DEVICE;
     }
     tune_measure_auto(&s, auto_end);
+    /* On a GPU the radix sort's crossovers take half of what is left. */
+    tune_measure_radix(&s, auto_end + (host_end - auto_end) * 0.5);
     /* On a CPU device the rest is shared: the fallback's small sizes first, then AUTO's host
      * path (a few large sorts, a second or two each on PoCL). */
     const int cpu = strcmp(s.info.type, "cpu") == 0;

@@ -658,6 +658,74 @@ void tune_measure_auto(tune_state *s, double deadline)
     }
 }
 
+/* The radix sort's index in run_once's `net` (tune_algo(net) is CLSORT_RADIX). */
+#define RADIX_NET ((int)CLSORT_RADIX - 1)
+
+/* The fastest of s->reps + 1 checked device-time runs of `net` at n into *ns; 0 on success. */
+static int best_device_time(tune_state *s, tune_data *d, int net, size_t n, uint64_t *ns)
+{
+    char why[128] = "", err[256];
+    uint64_t t = 0;
+    *ns = UINT64_MAX;
+    for (int r = 0; r <= s->reps; ++r) {
+        const int rc = run_once(s, d, net, n, &t, NULL, CLSORT_NO_HOST_FALLBACK);
+        if (rc != CLSORT_OK || (r == 0 && data_check(d, n, why, sizeof why))) {
+            say(s, "clsort-tune: radix crossover: %s at n=%zu %s: %s",
+                clsort_algorithm_name(tune_algo(net)), n,
+                rc != CLSORT_OK ? "failed" : "sorted wrongly",
+                rc != CLSORT_OK ? short_error(s, err, sizeof err) : why);
+            return -1;
+        }
+        if (r > 0 || s->reps == 0)
+            *ns = t < *ns ? t : *ns;
+    }
+    return 0;
+}
+
+void tune_measure_radix(tune_state *s, double deadline)
+{
+    if (strcmp(s->info.type, "gpu") != 0)
+        return;
+    const unsigned lo = 16, hi = s->o->quick ? 22 : 24, step = s->o->quick ? 2 : 1;
+    for (int k = 0; k < TUNE_KINDS; ++k)
+        for (int w = 0; w < TUNE_WIDTHS; ++w) {
+            tune_data d;
+            if (tune_now() > deadline || data_init(&d, w, k, (size_t)1 << hi)) {
+                if (tune_now() <= deadline)
+                    data_free(&d);
+                return;
+            }
+            /* The crossover: the first size from which the radix sort is clearly faster (by 3%)
+             * at every size measured; none where it never is, or the budget cut the sizes. */
+            uint64_t from = 0;
+            int complete = 1;
+            for (unsigned lg = lo; lg <= hi; lg += step) {
+                const size_t n = (size_t)1 << lg;
+                uint64_t net_ns, radix_ns;
+                if (tune_now() > deadline) {
+                    complete = 0;
+                    break;
+                }
+                tune_progress(s, "radix crossover: %s %s at n=%zu", w ? "u64" : "u32",
+                              tune_kind_name(k), n);
+                if (best_device_time(s, &d, 0, n, &net_ns) ||
+                    best_device_time(s, &d, RADIX_NET, n, &radix_ns)) {
+                    complete = 0;
+                    break;
+                }
+                if ((double)radix_ns < 0.97 * (double)net_ns) {
+                    if (!from)
+                        from = n;
+                } else {
+                    from = 0;
+                }
+            }
+            data_free(&d);
+            s->radix_done[w][k] = 1;
+            s->radix_min[w][k] = complete ? from : 0;
+        }
+}
+
 void tune_measure_host_fallback(tune_state *s, double deadline)
 {
     const uint64_t lo = 256, hi = 65536;

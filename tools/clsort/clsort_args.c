@@ -81,7 +81,8 @@ void cli_print_help(void)
         "      --no-check             with -m: do not verify that each FILE is sorted\n",
         stdout);
     fputs(
-        "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition\n"
+        "  -a, --algorithm=NAME       auto (default), bitonic, odd-even-merge, odd-even-transposition,\n"
+        "                             radix\n"
         "  -d, --device=SPEC          cpu, gpu, P:D, or part of the device's name; a comma-\n"
         "                             separated list, gpu:all, cpu:all or all sort on several\n"
         "                             devices at once (same result)\n"

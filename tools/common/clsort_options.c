@@ -55,7 +55,7 @@ int cli_shared_option(int c, const char *given, const char *program, cli_shared_
     case 'a':
         if (clsort_algorithm_parse(optarg, &so->algorithm) != 0) {
             cli_error("invalid algorithm '%s' for --algorithm (expected auto, bitonic, "
-                      "odd-even-merge, odd-even-transposition)",
+                      "odd-even-merge, odd-even-transposition, radix)",
                       optarg);
             return CLI_EXIT_USAGE;
         }
