@@ -29,7 +29,7 @@
 #define CLSORT_PARTS_SEGMENTED(P) \
     P(manifest) P(key_types) P(common) P(rows) P(tile) P(segmented) P(seg_large)
 #define CLSORT_PARTS_TOPK(P) P(manifest) P(key_types) P(common) P(topk) P(topk_radix)
-#define CLSORT_PARTS_RADIX(P) P(manifest) P(key_types) P(common) P(radix)
+#define CLSORT_PARTS_RADIX(P) P(manifest) P(key_types) P(common) P(radix) P(narrow)
 /* The programs, the three networks first in the order of clsort_algorithm (less AUTO); the
  * radix sort (CLSORT_RADIX) is not a network and comes last. */
 #define CLSORT_PROGRAMS(X)                                                          \
@@ -236,10 +236,10 @@
     X(topk_tile, CLSORT_IN_TOPK, TOPK_TILE, TOPK, ALWAYS)                                     \
     X(topk_stream, CLSORT_IN_TOPK, TOPK_TILE, TOPK_STREAM, ALWAYS)                            \
     X(topk_global, CLSORT_IN_TOPK, TOPK_GLOBAL, GLOBAL, ALWAYS)                               \
-    X(keys_widen, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,     \
-      NARROW, GLOBAL, ALWAYS)                                                                 \
-    X(keys_narrow, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION,    \
-      NARROW, GLOBAL, ALWAYS)                                                                 \
+    X(keys_widen, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION |    \
+                      CLSORT_IN_RADIX, NARROW, GLOBAL, ALWAYS)                                \
+    X(keys_narrow, CLSORT_IN_BITONIC | CLSORT_IN_ODD_EVEN_MERGE | CLSORT_IN_TRANSPOSITION |   \
+                       CLSORT_IN_RADIX, NARROW, GLOBAL, ALWAYS)                               \
     X(radix_count, CLSORT_IN_RADIX, RADIX, RADIX, ALWAYS)                                     \
     X(radix_scan, CLSORT_IN_RADIX, RADIX, RADIX, ALWAYS)                                      \
     X(radix_scatter, CLSORT_IN_RADIX, RADIX, RADIX, ALWAYS)

@@ -270,7 +270,8 @@ static void test_pow2(clsort_type type, clsort_algorithm algo, unsigned flags, u
 }
 
 /* Every distribution at a few sizes, sorted by the library's own choice (host fallback allowed). */
-/* The narrow key types and CLSORT_NAN_LARGEST: a few sizes and distributions for each network,
+/* The narrow key types and CLSORT_NAN_LARGEST: a few sizes and distributions for each network
+ * and the radix sort (which sorts narrow keys' composites by their class bits alone),
  * both directions, with and without the flag (and stable, which keeps NaN payloads and zero signs
  * in input order), against t_ref_stable; the same keys through clsort_sort_buffer (unstable)
  * and clsort_sort_batch. Lean: the full matrix above runs the 32- and 64-bit types. */
@@ -314,7 +315,7 @@ static void test_new_types(int fp64)
             continue;
         const int fl = t_is_float(type);
         unsigned cases = 0, failed = 0;
-        for (unsigned ai = 0; ai < T_NALGOS; ++ai)
+        for (unsigned ai = 0; ai < T_NSORTS; ++ai)
             for (unsigned v = 0; v < 6; ++v) {
                 const unsigned flags = CLSORT_NO_HOST_FALLBACK |
                                        (v & 1 ? CLSORT_DESCENDING : 0) |

@@ -199,13 +199,14 @@ static void test_stable(clsort_type type, size_t vsize, clsort_algorithm algo, u
 
 /* The narrow key types and CLSORT_NAN_LARGEST with values: stable pairs are
  * numpy.argsort(kind="stable") (t_ref_stable's positions), unstable ones keep each value with
- * its key. A few sizes, 4- and 8-byte values, two networks and AUTO. */
+ * its key. A few sizes, 4- and 8-byte values, two networks, the radix sort and AUTO. */
 static void test_new_types(int fp64)
 {
     static const clsort_type types[] = {CLSORT_U8,  CLSORT_I8,   CLSORT_U16, CLSORT_I16,
                                         CLSORT_F16, CLSORT_BF16, CLSORT_F32, CLSORT_F64};
     static const size_t sizes[] = {3, 100, 5000, 70001};
-    static const clsort_algorithm algos[] = {CLSORT_AUTO, CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE};
+    static const clsort_algorithm algos[] = {CLSORT_AUTO, CLSORT_BITONIC, CLSORT_ODD_EVEN_MERGE,
+                                             CLSORT_RADIX};
     const size_t nsizes = level == 0 ? 3 : 4, maxn = 70001;
     unsigned char *in = t_xmalloc(maxn * 8), *got = t_xmalloc(maxn * 8), *want = t_xmalloc(maxn * 8);
     uint64_t *perm = t_xmalloc(maxn * 8), *vals = t_xmalloc(maxn * 8);

@@ -537,8 +537,7 @@ static int narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_
     cl_mem wide = ctx->scratch[CLSORT__SCRATCH_COMPOSED];
     clsort__plan plan;
     clsort__plan_sort(ctx, n, 1, CLSORT_U32, algo, 0, values ? value_size : 0, &plan);
-    plan.narrow_bits = clsort__keytype_of(type).bits;
-    plan.narrow_xf = clsort__type_xf(type, flags);
+    clsort__plan_narrow(&plan, clsort__keytype_of(type).bits, clsort__type_xf(type, flags));
     clsort__run run;
     rc = clsort__run_begin(ctx, &plan, wide, values, num_wait, wait, done, NULL, &run);
     run.narrow = keys;
@@ -611,7 +610,8 @@ static int prepare_size(clsort_ctx *ctx, uint64_t n, clsort_type type, clsort_al
     clsort__plan_sort(ctx, n, 1, type, algo, flags, value_size, &plan);
     if (plan.empty)
         return CLSORT_OK;
-    plan.narrow_bits = narrow ? 16 : 0;
+    if (narrow)
+        clsort__plan_narrow(&plan, (unsigned)narrow, 0);
     prep_kernels pk = {ctx, NULL};
     int rc = clsort__get_program(ctx, plan.program, plan.index_bits, plan.options, &pk.prog);
     if (rc == CLSORT_OK)
@@ -766,11 +766,11 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
     /* What the sorts run on the device (api_narrow.c): narrow keys as 32-bit composites, or
      * 64-bit ones with their positions where stable; keys that CLSORT_NAN_LARGEST makes equal
      * with their positions where stable. */
-    int narrow = 0; /* widened on the device (narrow_device_sort) */
+    int narrow = 0; /* the narrow keys' bits where widened on the device (narrow_device_sort) */
     if (clsort__type_narrow(type)) {
         const int pos = (flags & CLSORT_STABLE) &&
                         (value_size || clsort__type_collapses(type, flags));
-        narrow = !pos;
+        narrow = pos ? 0 : (int)clsort__keytype_of(type).bits;
         type = pos ? CLSORT_U64 : CLSORT_U32;
         flags &= CLSORT_NO_HOST_FALLBACK;
     } else if ((flags & CLSORT_STABLE) && clsort__type_collapses(type, flags) && !value_size) {

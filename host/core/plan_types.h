@@ -174,6 +174,8 @@ typedef struct clsort__radix_plan {
     unsigned key_bits;          /* KEY_BITS: 8 x the key's bytes */
     unsigned bits;              /* RADIX_BITS: 8, or 4 for 1-byte keys */
     unsigned passes;            /* key_bits / bits, even */
+    unsigned first_shift;       /* the first digit's shift: 0, or for narrow keys' composites
+                                 * (plan->narrow_bits) their own bits, below the class */
     unsigned wg;                /* RX_WG: work-items of every launch */
     unsigned items;             /* RX_ITEMS: keys a work-item ranks per tile */
     int pad;                    /* RX_PAD: the split counters padded against bank conflicts */

@@ -89,6 +89,7 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
      * 4-bit digits, so that every key width has an even number of passes. */
     rp->bits = kb == 1 ? 4u : 8u;
     rp->passes = rp->key_bits / rp->bits;
+    rp->first_shift = 0;
     /* GPUs: 256 work-items ranking 8 keys each (4 for 8-byte keys, whose tile would otherwise
      * crowd local memory): 2048 or 1024 keys a tile. PoCL runs a work-group's items as a loop
      * between barriers, so fewer items with more keys each cost fewer trips. */
@@ -129,6 +130,23 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     const uint64_t per = (tiles + groups - 1) / groups;
     rp->groups = (unsigned)((tiles + per - 1) / per);
     rp->hist_words = ((uint64_t)rp->groups + 1) << rp->bits;
+}
+
+void clsort__plan_narrow(clsort__plan *plan, unsigned bits, cl_uint xf)
+{
+    plan->narrow_bits = bits;
+    plan->narrow_xf = xf;
+    if (plan->program != CLSORT__PROGRAM_RADIX || plan->empty)
+        return;
+    /* A composite holds the narrow key's order class in the `bits` bits above its own
+     * (narrow.cl): the radix sort needs only those, in two digits so that the keys end where
+     * they started; keys of one class keep their input order. */
+    clsort__radix_plan *rp = &plan->radix;
+    rp->bits = bits / 2;
+    rp->passes = 2;
+    rp->first_shift = bits;
+    rp->hist_words = ((uint64_t)rp->groups + 1) << rp->bits;
+    clsort__build_options(plan);
 }
 
 void clsort__plan_sort(const clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,

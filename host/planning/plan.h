@@ -22,6 +22,10 @@ clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t
  * the slot's parameters for all larger inputs; clsort_set_params overrides both. */
 const clsort_params *clsort__params_for(const clsort_ctx *ctx, const clsort__variant *v,
                                         uint64_t n);
+/* Marks plan as the sort of narrow keys' 32-bit composites (narrow.cl): `bits` (8 or 16) of
+ * order above the original bits, their transform xf. A radix plan then sorts only those bits. */
+void clsort__plan_narrow(clsort__plan *plan, unsigned bits, cl_uint xf);
+
 /* Fills plan for sorting `count` arrays of n keys (value_size 0: keys alone): a network, or
  * the radix sort for CLSORT_RADIX (one array; a batch with CLSORT_RADIX runs bitonic). AUTO is
  * resolved by clsort__auto_choice. */

@@ -472,12 +472,20 @@ static int schedule_radix(const clsort__radix_plan *rp, clsort__emit_fn emit, vo
 {
     const uint64_t digits = (uint64_t)1 << rp->bits, groups = rp->groups;
     for (unsigned pass = 0; pass < rp->passes; ++pass) {
-        const cl_uint shift = pass * rp->bits;
+        const cl_uint shift = rp->first_shift + pass * rp->bits;
         EMIT(step(CLSORT__K_radix_count, groups * rp->wg, 2, shift, rp->groups));
         EMIT(step(CLSORT__K_radix_scan, digits * rp->wg, 2, shift, rp->groups));
         EMIT(step(CLSORT__K_radix_scatter, groups * rp->wg, 2, shift, rp->groups));
     }
     return CLSORT_OK;
+}
+
+/* One array's (or a batch's) sort: the radix sort's passes or the network's. */
+static int schedule_sort(const clsort__plan *plan, clsort__emit_fn emit, void *user)
+{
+    if (plan->program == CLSORT__PROGRAM_RADIX)
+        return schedule_radix(&plan->radix, emit, user);
+    return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
 }
 
 int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
@@ -488,10 +496,8 @@ int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
         return schedule_segmented(&plan->seg, emit, user);
     if (plan->program == CLSORT__PROGRAM_TOPK)
         return schedule_topk(plan, emit, user);
-    if (plan->program == CLSORT__PROGRAM_RADIX)
-        return schedule_radix(&plan->radix, emit, user);
     if (!plan->narrow_bits)
-        return schedule_network(plan->var.net, plan->n, plan->params, emit, user);
+        return schedule_sort(plan, emit, user);
     /* Narrow keys: widened into the run's composites, sorted, narrowed back (narrow.cl). */
     clsort__step s;
     memset(&s, 0, sizeof s);
@@ -499,7 +505,7 @@ int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user)
     s.items = plan->n;
     int rc = emit(&s, user);
     if (rc == CLSORT_OK)
-        rc = schedule_network(plan->var.net, plan->n, plan->params, emit, user);
+        rc = schedule_sort(plan, emit, user);
     s.kernel = CLSORT__K_keys_narrow;
     return rc == CLSORT_OK ? emit(&s, user) : rc;
 }
