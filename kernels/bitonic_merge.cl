@@ -1,6 +1,6 @@
-/* bitonic_merge.cl - (c) of bitonic.cl: the half-cleaner levels below TILE of a merge, on the tile
- * machinery of tile.cl; also the second half of the transposition network's block merge-split,
- * so the bitonic and transposition programs both hold it (manifest.h). */
+/* bitonic_merge.cl - (c) of bitonic_sort.cl: the half-cleaner levels below TILE of a merge, on
+ * the tile machinery of tile.cl; also the second half of the transposition network's block
+ * merge-split, so the bitonic and transposition programs both hold it (manifest.h). */
 
 /* Lane exchange (the warp-shuffle experiment; CLSORT_LANES, set through
  * $CLSORT_BUILD_OPTIONS): bitonic_merge_tile's last five levels (strides 16 .. 1) run between

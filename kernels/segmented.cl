@@ -255,7 +255,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 /* ---- The networks, as levels of comparators (a, b), a < b ---------------------------------
  * SEG_LEVELS(P, C0, CSTEP, OP, SYNC) runs the network on P (a power of two) slots: in each level
  * comparator c = C0, C0 + CSTEP, ... < P/2 calls OP(a, b); SYNC runs after each level.
- * Bitonic: the flip form of bitonic.cl (mirror first, then half-cleaners). Odd-even merge:
+ * Bitonic: the flip form of bitonic_sort.cl (mirror first, then half-cleaners). Odd-even merge:
  * Batcher's, numbered as in oddeven_merge.cl. Odd-even transposition: P rounds of neighbour
  * pairs in registers (seg_sort_tiny); in work-groups it uses the bitonic levels, as the library's
  * transposition network does inside its tiles' merges (docs/kernels.md). */
@@ -406,7 +406,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * that every loop unrolls and every index into k is a constant. (Through the level loops of
  * SEG_BITONIC_LEVELS, whose trip counts clang 15 did not see through, its PTX kept k on the
  * stack; NVIDIA's driver 580 unrolled either form alike: same registers, same times.) Level d
- * of merge z has stride 2^(z-1-d), the first the flip (bitonic.cl's form). */
+ * of merge z has stride 2^(z-1-d), the first the flip (bitonic_sort.cl's form). */
 #define UNROLLED_LEVELS(PLOG, BODY)                                                     \
     _Pragma("unroll") for (uint z_ = 1; z_ <= (PLOG); ++z_)                             \
         _Pragma("unroll") for (uint d_ = 0; d_ < (PLOG); ++d_)                          \

@@ -1,6 +1,6 @@
 /* program.c - builds a program of the manifest (kernels/manifest.h: its parts in order) for given
- * parameters, keeps it in a per-context
- * in-memory cache keyed by the build options, and hands out its kernels. The disk cache
+ * parameters, keeps it in a per-context in-memory cache keyed by the build options, and hands
+ * out its kernels. The disk cache
  * (cache.c) sits under this: a hit there skips the compiler. */
 #include "program.h"
 
