@@ -1,15 +1,15 @@
-/* bitonic_merge.cl - (c) of bitonic.cl: the half-cleaner levels below TILE of a merge, on the tile
- * machinery of tile.cl; also the second half of the transposition network's block merge-split,
- * so the bitonic and transposition programs both hold it (manifest.h). */
+/* bitonic_merge.cl - (c) of bitonic_sort.cl: the half-cleaner levels below TILE of a merge, on
+ * the tile machinery of tile.cl; also the second half of the transposition network's block
+ * merge-split, so the bitonic and transposition programs both hold it (manifest.h). */
 
-/* Lane exchange (issue 11's warp-shuffle experiment; CLSORT_LANES, set through
+/* Lane exchange (the warp-shuffle experiment; CLSORT_LANES, set through
  * $CLSORT_BUILD_OPTIONS): bitonic_merge_tile's last five levels (strides 16 .. 1) run between
  * the 32 lanes of a warp, with each lane holding positions whose bits 0..4 are its lane number,
  * instead of in registers after a trip through local memory; the keys then go to global memory
  * straight from registers, coalesced, and the final trip through local memory goes too. One
  * REGROUP instead of three trips, but a shuffle per key per level (80 at 16 keys a work-item)
- * instead of 64 local accesses. Measured on the H200: 1.5-2.2x slower a launch than the default
- * path, so nothing sets it (docs/perf.md, "Warp shuffles", has the prediction and the numbers).
+ * instead of 64 local accesses. Measured slower a launch than the default path on NVIDIA GPUs,
+ * so nothing sets it (docs/kernels.md, "Warp shuffles", has the prediction and why).
  * CLSORT_LANES 1: NVIDIA's shfl.sync.bfly by inline PTX (32 consecutive work-items form a warp
  * there). 2: the same exchange through local memory, any device, so that PoCL tests the
  * layouts and the comparators. 0 (default): not built. */

@@ -105,8 +105,8 @@ inline int seg_bin(const ulong len)
  * the group's size long, the blocks in group order. The host launches fewer work-items than
  * segments (schedule.c, seg_bin_items) so that each group bins many: the one global atomic per
  * bin and group is then on a shared counter a few hundred times, not once per 64 segments (2^20
- * segments of 16 keys made 16384 of them on one address, and the two binning passes took
- * 50-65 us on an H100, a third of the sort). */
+ * segments of 16 keys made 16384 of them on one address, and the two binning passes took a
+ * third of the sort on a GPU). */
 inline void seg_group_block(const ulong nseg, ulong *lo, ulong *hi)
 {
     const ulong size = get_local_size(0), groups = get_num_groups(0);
@@ -175,10 +175,10 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
      * makes the list the identity, entry i segment i: written without reading the offsets or
      * counting. The counts are final here (seg_count ran before) and the same for every
      * work-item, read in parallel (a loop that stopped at the bin found waited for one load
-     * after the other: 3-4 us more for lengths uniform in 1..31). Measured on an H200 (2^24 u32
-     * keys in segments of 16, 2026-11-27, docs/perf.md): the general scatter took 19-20 us of a
-     * 115 us sort. The readers stay as they are: a flag telling them to take entry i for segment
-     * i put seg_sort_packed at 40 registers instead of 32 and cost more than the scatter. */
+     * after the other: measurably slower for mixed short lengths). On a GPU the general scatter
+     * is a sixth of a sort of equal short segments (docs/perf.md, segments on the GPU). The
+     * readers stay as they are: a flag telling them to take entry i for segment i put
+     * seg_sort_packed at 40 registers instead of 32 and cost more than the scatter. */
     uint lone = 0, listed = 0;
     _Pragma("unroll") for (uint b = SEG_LISTED_FIRST; b < SEG_BINS; ++b) {
         const uint c = meta[b];
@@ -255,7 +255,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_scatter(CLSORT_ARGS_SEG_BIN)
 /* ---- The networks, as levels of comparators (a, b), a < b ---------------------------------
  * SEG_LEVELS(P, C0, CSTEP, OP, SYNC) runs the network on P (a power of two) slots: in each level
  * comparator c = C0, C0 + CSTEP, ... < P/2 calls OP(a, b); SYNC runs after each level.
- * Bitonic: the flip form of bitonic.cl (mirror first, then half-cleaners). Odd-even merge:
+ * Bitonic: the flip form of bitonic_sort.cl (mirror first, then half-cleaners). Odd-even merge:
  * Batcher's, numbered as in oddeven_merge.cl. Odd-even transposition: P rounds of neighbour
  * pairs in registers (seg_sort_tiny); in work-groups it uses the bitonic levels, as the library's
  * transposition network does inside its tiles' merges (docs/kernels.md). */
@@ -406,7 +406,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * that every loop unrolls and every index into k is a constant. (Through the level loops of
  * SEG_BITONIC_LEVELS, whose trip counts clang 15 did not see through, its PTX kept k on the
  * stack; NVIDIA's driver 580 unrolled either form alike: same registers, same times.) Level d
- * of merge z has stride 2^(z-1-d), the first the flip (bitonic.cl's form). */
+ * of merge z has stride 2^(z-1-d), the first the flip (bitonic_sort.cl's form). */
 #define UNROLLED_LEVELS(PLOG, BODY)                                                     \
     _Pragma("unroll") for (uint z_ = 1; z_ <= (PLOG); ++z_)                             \
         _Pragma("unroll") for (uint d_ = 0; d_ < (PLOG); ++d_)                          \
@@ -478,8 +478,8 @@ DEFINE_TINY_STAGED(6, 64)
 
 /* Copies NSLOTS slots of the stage in from global memory: slot x from element SRC where KEEP
  * (both in terms of x), work-item t taking x = t, t + W, ...; STAGE_BATCH loads issued before
- * their stores. (One load at a time left the work-group's two warps waiting on memory: 2^20
- * segments of 16 keys took 256 us on an H200.) */
+ * their stores. (One load at a time left the work-group's two warps waiting on memory, and
+ * short segments on a GPU took several times longer.) */
 #define STAGE_BATCH 8
 #define STAGE_IN(NSLOTS, SRC, KEEP)                                                     \
     for (uint x0_ = t; x0_ < (NSLOTS); x0_ += STAGE_BATCH * W) {                        \
@@ -565,9 +565,9 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
 #endif
     /* One network for the group, its longest segment's. Work-items reordered by length, so
      * that each warp ran its own longest's network (with networks cut to 40, 48 and 56 slots
-     * too), made lengths uniform in 1..32, 1..48 and 1..64 3%, 10% and 34% slower and u32 pairs
-     * in 1..64 72% (H200, 2026-11-28): the warps of a multiprocessor then ran up to nine
-     * networks' code at once. */
+     * too), measured slower on GPUs for every mix of lengths up to 64, the more the wider the
+     * mix and most for pairs: the warps of a multiprocessor then ran up to nine networks' code
+     * at once. */
     if (mine) {
         if (most <= 4)
             tiny_sort_staged_4(STAGED_ARGS);
@@ -624,10 +624,10 @@ inline uint pack_per_tile(const uint b)
  * bank-conflict-free layouts (tile.cl's MERGE_C), each behind a uniform test of plog, so the code
  * is that of one tile sort however many bins the pass serves; otherwise the run-time groups of
  * RUN_LEVELS, whose predicates and two-way bank conflicts stay since plog is a run-time value.
- * Measured on an H100 (2^24 u32 keys, the rest of the pass alike): 1.06x faster for segments of
- * 16 keys, 1.7x for 1024, 1.9x for 4096. Only up to 16 keys a work-item, which is what GPUs get
- * (segments.c: 4096 slots for 256 work-items): with 32, PoCL's compiler spent over 8 minutes on
- * the program. -DSEG_PACK_C=0 (CLSORT_BUILD_OPTIONS) gives the run-time groups, to compare.
+ * Measured faster on GPUs than the run-time groups, a little for segments of 16 keys and up to
+ * twice as fast for thousands. Only up to 16 keys a work-item, which is what GPUs get
+ * (segments.c: 4096 slots for 256 work-items): with 32, PoCL's compiles of the program were
+ * its longest by far. -DSEG_PACK_C=0 (CLSORT_BUILD_OPTIONS) gives the run-time groups, to compare.
  * Starts and ends with the keys in the layout `cur`, which the caller made. */
 #ifndef SEG_PACK_C
 #define SEG_PACK_C (FULL_PATHS && LOCAL_LOG <= 4)
@@ -672,14 +672,14 @@ inline uint pack_per_tile(const uint b)
  *   every tile then only reads the answer: no per-segment check, and the tile's bounds are
  *   never loaded.
  * - A large bin's unit that its segment fills (llen[0] == TILE, read after the bounds barrier).
- * Measured on an H100 (2^24 keys, 2026-11-28, docs/perf.md): equal lengths of 16-4096 keys
- * 12-25% faster, pairs of 16 keys 28%; lengths uniform in 1..2s-1 8-11% slower, not for the
- * test (once per work-group) but because the pass's u32 program went from 32 registers to
- * 40 (8 work-groups a multiprocessor to 6): the span's second form of the loads costs them
- * (the driver's ptxas report, H200, 2026-11-28). Computing equal lengths' bounds instead and
- * keeping one lookup path (32 registers) made uniform lengths 10% faster but equal ones 13-32%
- * slower, so the lookup-free span stays. A per-segment form of the test (a flag in local
- * memory that each segment's work-item cleared) cost uniform lengths 10-13%. */
+ * On GPUs this made equal lengths of 16-4096 keys, and pairs, clearly faster, and lengths
+ * uniform in 1..2s-1 a little slower, not for the test (once per work-group) but because the
+ * pass's u32 program went from 32 registers to 40 (8 work-groups a multiprocessor to 6): the
+ * span's second form of the loads costs them (the driver's ptxas report). Computing equal
+ * lengths' bounds instead and keeping one lookup path (32 registers) made uniform lengths
+ * faster but equal ones slower by more, so the lookup-free span stays. A per-segment form of
+ * the test (a flag in local memory that each segment's work-item cleared) cost uniform lengths
+ * about as much as the span. */
 __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
 {
     __local key_type lk[LOCAL_SLOTS];
@@ -696,9 +696,9 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
     /* The span of the current tile (see above): its first element and its slots in use; 0 when
      * the tile is not one span. With equal lengths (lequal), lspan_lo is where all segments
      * start. All in local memory, not in registers across the tile loop and the sort: the
-     * pass's registers decide how many work-groups a multiprocessor holds (measured on an H100,
-     * 2026-11-28: the same test with these kept in registers took seg_sort_packed from 32
-     * registers to 48, and lengths uniform in 1..2s-1 16% slower). */
+     * pass's registers decide how many work-groups a multiprocessor holds (the same test with
+     * these kept in registers took seg_sort_packed from 32 registers to 48, and lengths uniform
+     * in 1..2s-1 measured slower on a GPU). */
     __local ulong lspan_base, lspan_lo;
     __local uint lspan_used, lequal;
     key_type k[LOCAL_KEYS];
@@ -785,8 +785,8 @@ __kernel CLSORT_SHAPE_SEG_GROUP void seg_sort_packed(CLSORT_ARGS_SEG_GROUP)
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         /* Each slot straight from global to local memory. (Loading all of a work-item's slots
-         * into registers first, fully unrolled, made the pass 1.3-1.8x slower on an H100.) A
-         * span loads with one bound and no lookups. */
+         * into registers first, fully unrolled, measured much slower on a GPU.) A span loads
+         * with one bound and no lookups. */
         if (lspan_used) {
             const ulong base = lspan_base;
             const uint used = lspan_used;

@@ -169,8 +169,8 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
 /* Direct loads from global memory into this work-item's registers in the layout `cur`: used
  * where the layout's lowest stride is at least 32, so that neighbouring work-items read
  * neighbouring keys (coalesced). The contiguous layout (work-item t holding t*LOCAL_KEYS + m) is
- * not coalesced; it goes through local memory instead (LDS_LOAD / LDS_STORE): measured on an
- * H200, direct contiguous loads and stores made the tile passes 1.2-2.4x slower. */
+ * not coalesced; it goes through local memory instead (LDS_LOAD / LDS_STORE): on GPUs, direct
+ * contiguous loads and stores measured slower in every tile pass. */
 #define REG_LOAD()                                                                      \
     _Pragma("unroll") for (uint m_ = 0; m_ < LOCAL_KEYS; ++m_) {                        \
         const idx_t p_ = first + LAYOUT_POS(cur, m_);                                   \
@@ -208,7 +208,8 @@ inline layout make_layout_c(const uint t, const uint lay, const uint nlev, const
     LDS_TO_GLOBAL()
 
 /* A solo tile's keys are contiguous: plain addressing that a CPU compiler vectorises (the
- * layout arithmetic of LAYOUT_POS, with its run-time shifts, made PoCL 10x slower). */
+ * layout arithmetic of LAYOUT_POS, with its run-time shifts, made PoCL an order of magnitude
+ * slower). */
 #define SOLO_LOAD()                                                                     \
     const bool all_in_ = first + TILE <= n;                                             \
     _Pragma("unroll") for (uint m_ = 0; m_ < TILE; ++m_) {                              \

@@ -469,7 +469,7 @@ __kernel CLSORT_SHAPE_TOPK void topk_tile(CLSORT_ARGS_TOPK_TILE)
 /* The levels on a block of TK_STREAM_K registers, each written out with constant arguments: every
  * loop below has a constant trip count and constant bounds, so the compiler unrolls it and every
  * register index is a constant. (Loops over sz <<= 1 were not unrolled by NVIDIA's compiler: the
- * arrays went to memory and the pass ran 2-3x slower than topk_tile, H100 2026-11-26.) */
+ * arrays went to memory and the pass ran several times slower than topk_tile.) */
 #define TS_FLIP(X, sz)                                                 \
     _Pragma("unroll") for (uint c_ = 0; c_ < TK_STREAM_K / 2; ++c_) {  \
         const uint g_ = c_ / ((sz) / 2u), i_ = c_ % ((sz) / 2u);       \

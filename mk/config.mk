@@ -82,7 +82,7 @@ BENCH_CXX  = $(wildcard tools/clsort-bench/*.cpp)
 TEST_SRCS = $(wildcard tests/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-# clsort-mpi (issue 15) is built only where an MPI compiler wrapper is on PATH; `make` without
+# clsort-mpi is built only where an MPI compiler wrapper is on PATH; `make` without
 # MPI builds everything else. `make MPICC=` leaves it out.
 MPICC    ?= $(shell command -v mpicc 2>/dev/null)
 MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c)

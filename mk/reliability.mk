@@ -1,6 +1,6 @@
 # mk/reliability.mk - sanitizers, valgrind, fuzzing, fault injection and the GPU suite (included by the top-level Makefile).
 
-# ---- Reliability (issue 6; docs/testing.md): sanitizers, valgrind, fuzzing, fault injection ----
+# ---- Reliability (docs/testing.md): sanitizers, valgrind, fuzzing, fault injection -------------
 # None of these run in `make test`; .ci/run calls them with the time bounds given here.
 #   make check-sanitize     library, tools and tests with ASan+UBSan in build-san/, whole suite
 #   make check-valgrind     a short memcheck of the CLI (build/clsort)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench.py - times clsort's Python calls against NumPy and, where installed, CuPy and PyTorch.
 
-    python3 python/bench.py --device gpu --out docs/bench/python-h200-DATE.md
+    python3 python/bench.py --device gpu --out FILE.md
     python3 python/bench.py --device cpu --quick          # a short run, table on stdout
 
 Three tables, each the median of --repeat runs after one warm-up run (which builds or loads the
@@ -17,10 +17,10 @@ kernels), in milliseconds of wall-clock time:
   3. top-k of rows x n keys: clsort.topk (host arrays and device arrays) against
      numpy.argpartition + a sort of the k selected, and torch.topk (device arrays).
 
-Sizes default to those of issue 24 and 27 (a CPU device gets them scaled down). The script needs
-only NumPy and clsort: it imports the clsort package next to it unless one is installed (the
-library from CLSORT_LIBRARY, the package's own, or the checkout's build/). Every result is
-checked against NumPy once before it is timed.
+Sizes default to 2^16..2^26 keys and top-k rows x n from 1 x 2^24 to 2^16 x 2^8 (a CPU device
+gets them scaled down). The script needs only NumPy and clsort: it imports the clsort package
+next to it unless one is installed (the library from CLSORT_LIBRARY, the package's own, or the
+checkout's build/). Every result is checked against NumPy once before it is timed.
 """
 import argparse
 import datetime
@@ -376,7 +376,8 @@ def main():
         args.sizes = [int(x) for x in args.sizes.split(",")]
     else:
         args.sizes = [16, 20, 24, 26] if gpu else [16, 20, 22]
-    # Issue 27's cells (rows x n, log2); a CPU gets each scaled down 16x (rows first).
+    # The top-k cells (rows x n, log2), one array to many short rows; a CPU gets each scaled
+    # down 16x (rows first).
     cells = [(0, 24), (6, 18), (10, 14), (14, 10), (16, 8)]
     if not gpu:
         cells = [(r - 4, n) if r >= 4 else (r, n - 4 + r) for r, n in cells]

@@ -58,7 +58,7 @@ echo "check_gpu: GPU(s): $(echo "$found" | tr '\n' ';')the suite runs on the fir
 CLSORT_DEVICE=gpu
 # The programs run several at once (run_tests.sh, CLSORT_TEST_JOBS): one at a time the GPU sits
 # idle through every program's process start, context creation and host-side checking, and the
-# whole suite took over 420 s on the H200 (2026-11-24). Half the cores, at most 8.
+# whole suite took several times longer. Half the cores, at most 8.
 if [ -z "${CLSORT_TEST_JOBS:-}" ]; then
     CLSORT_TEST_JOBS=$((JOBS / 2))
     [ "$CLSORT_TEST_JOBS" -gt 8 ] && CLSORT_TEST_JOBS=8

@@ -1,4 +1,4 @@
-/* test_cache_api.c - clsort_cache_path and clsort_clear_cache (issue 22 point 4): the place
+/* test_cache_api.c - clsort_cache_path and clsort_clear_cache: the place
  * follows CLSORT_CACHE_DIR, an absolute XDG_CACHE_HOME and HOME, and ignores a relative
  * XDG_CACHE_HOME as the program cache itself does; clearing removes the entries and temporary
  * files this user's clsort wrote and nothing else (other files, links, subdirectories); a

@@ -273,7 +273,7 @@ static void stale_error(void)
 }
 
 /* A call with a NULL (or too small) output argument on a real context fails and records its
- * own reason: clsort_last_error names the call, not the earlier failure (issue 25 point 7). */
+ * own reason: clsort_last_error names the call, not the earlier failure. */
 #define EXPECT_OWN_ERROR(fn, call)                                                               \
     do {                                                                                         \
         stale_error();                                                                           \

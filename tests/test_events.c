@@ -1,12 +1,12 @@
 /* test_events.c - which of a sort's device commands carry an OpenCL event. Only the first and
  * the last do (the statistics' span, `done`), not every launch: an event costs NVIDIA's driver
- * about 9 us a launch on a profiling queue, more than many of the launches themselves
- * (docs/perf.md, "Launches"). Checked for each kind of run (one array, a batch, segments on
- * buffers and from host arrays, top-k, the chunked host-array sort): the number of commands and of
- * those that asked for an event (test_clhooks.h), that `done` is the last command's event, that
- * the result read through another queue after waiting on `done` alone is sorted, and that
- * clsort_get_stats still has a device time. With CLSORT_DEBUG=2 (per-launch times) every launch
- * asks for one. */
+ * time on every launch of a profiling queue, more than many of the launches themselves take
+ * (docs/perf.md, what one launch costs). Checked for each kind of run (one array, a batch,
+ * segments on buffers and from host arrays, top-k, the chunked host-array sort): the number of
+ * commands and of those that asked for an event (test_clhooks.h), that `done` is the last
+ * command's event, that the result read through another queue after waiting on `done` alone is
+ * sorted, and that clsort_get_stats still has a device time. With CLSORT_DEBUG=2 (per-launch
+ * times) every launch asks for one. */
 #include "test_clhooks.h"
 #include "test_util.h"
 

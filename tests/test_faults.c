@@ -238,7 +238,7 @@ static void test_injected(void)
         clReleaseContext(cl_ctx);
 }
 
-/* Host-array transfers (issue 10): the staged path (forced by CLSORT_ZERO_COPY=0 and a small
+/* Host-array transfers: the staged path (forced by CLSORT_ZERO_COPY=0 and a small
  * CLSORT_STAGING_MAX) and the zero-copy path of devices that share memory with the host. */
 static void test_transfers(void)
 {

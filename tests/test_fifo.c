@@ -1,4 +1,4 @@
-/* test_fifo.c - FIFOs where the library reads files (issue 25 point 3): a FIFO under a program
+/* test_fifo.c - FIFOs where the library reads files: a FIFO under a program
  * cache entry's name, as the cache's lock file, or as the tuned config file must not hang
  * clsort_create, a sort or clsort_list_devices: only regular files are read, the sort still
  * works, the cache replaces the FIFO with a real entry, and the config FIFO is named in a

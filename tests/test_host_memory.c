@@ -1,4 +1,4 @@
-/* test_host_memory.c - host arrays on their way to the device and back (issue 10):
+/* test_host_memory.c - host arrays on their way to the device and back:
  * clsort_host_alloc / clsort_host_free (NULL, sizes, pointers inside blocks, foreign pointers),
  * sorts of pinned memory, of unaligned and odd-sized arrays through a small pinned staging (many
  * chunks, n not a multiple of the chunk), pairs and batches, the zero-copy path of devices that

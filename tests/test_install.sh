@@ -10,8 +10,8 @@
 # (CLSORT_TEST_SAN): an instrumented library does not link into plain programs.
 BUILD=${BUILD:-build}
 # The checks are about installed copies: a caller's PYTHONPATH or CLSORT_LIBRARY pointing at the
-# source tree (as python/bench.py runs) would make them find the tree instead (check-gpu on the
-# H200, 2026-11-26). The checks that test CLSORT_LIBRARY set it themselves.
+# source tree (as python/bench.py runs) would make them find the tree instead (as they did under
+# check-gpu). The checks that test CLSORT_LIBRARY set it themselves.
 unset PYTHONPATH CLSORT_LIBRARY
 CLSORT_DEVICE=${CLSORT_DEVICE:-cpu}
 export CLSORT_DEVICE

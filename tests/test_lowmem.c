@@ -1,10 +1,11 @@
-/* test_lowmem.c - memory limits (issue 25 point 5): under an address-space limit too small for
- * the OpenCL driver to load, clsort_create and clsort_list_devices say CLSORT_ERR_OUT_OF_MEMORY
- * (not "no device"); with the driver loaded and little room left, a sort (and a segmented sort,
- * and a top-k) that needs more fails with CLSORT_ERR_OUT_OF_MEMORY and a message that says
- * memory, leaves the keys as they were, and does not abort in the driver (PoCL asserts when an allocation it was handed fails); with
- * the limit lifted the same context sorts. Each case runs in a child process (this program run
- * again with --child), since a limit and a loaded driver cannot be undone. */
+/* test_lowmem.c - memory limits: under an address-space limit too small for the OpenCL driver
+ * to load, clsort_create and clsort_list_devices say CLSORT_ERR_OUT_OF_MEMORY (not "no
+ * device"); with the driver loaded and little room left, a sort (and a segmented sort, and a
+ * top-k) that needs more fails with CLSORT_ERR_OUT_OF_MEMORY and a message that says memory,
+ * leaves the keys as they were, and does not abort in the driver (PoCL asserts when an
+ * allocation it was handed fails); with the limit lifted the same context sorts. Each case runs
+ * in a child process (this program run again with --child), since a limit and a loaded driver
+ * cannot be undone. */
 #include "test_util.h"
 
 #include <sys/resource.h>

@@ -53,7 +53,7 @@ rm -f "$W/x.bin"
 if [ $rc = 4 ] && [ ! -e "$W/x.bin" ]; then pass "unknown device in a list: status 4, no output"
 else fail "unknown device in a list: status 4, no output (got $rc)"; fi
 
-# ---- Key ranges (issue 28): each device sorts the records of its key range, written in place ----
+# ---- Key ranges: each device sorts the records of its key range, written in place --------------
 # Every key type both ways, against the reference and against one device with -s.
 for t in u32 i32 f32 u64 i64 f64 u32be i64be f64be u8 i16 f16be; do
     base=${t%be}; sz=4; case $base in *8) sz=1 ;; *16) sz=2 ;; *64) sz=8 ;; esac
@@ -79,7 +79,7 @@ else fail "key ranges: f64be -r, same bytes as one device with -s"; fi
 
 # Records with payload: skew (90% of the records share one key) and all keys equal; the split
 # falls inside the group of equal keys, which must keep input order across the boundary.
-# refsort makes them (numpy was not there on the H200 machine): 12-byte records, a u32 key and 8
+# refsort makes them (numpy is not on every test machine): 12-byte records, a u32 key and 8
 # random bytes after it, 90% of the keys 12345 (HOT 90), or all keys 0 (DISTINCT 1).
 "$REF" gen u32 12 0 300000 $((SEED + 5)) 0 90 >"$W/skew.bin"
 "$REF" gen u32 12 0 300000 $((SEED + 6)) 1 >"$W/equal.bin"

@@ -1,5 +1,5 @@
 /* test_overflow.c - sizes whose byte counts wrap around size_t, or that no buffer can hold, at
- * every entry point (issue 25 point 2): clsort_sort, clsort_sort_pairs (stable too),
+ * every entry point: clsort_sort, clsort_sort_pairs (stable too),
  * clsort_sort_batch (n * count, and n * count * key size), clsort_sort_buffer,
  * clsort_sort_segments(_buffer), clsort_topk(_buffer), clsort_host_alloc and clsort_prepare.
  * Each must come back with CLSORT_ERR_INVALID_ARG (the size cannot be addressed) or
@@ -67,7 +67,7 @@ static void test_host_arrays(void)
            clsort_sort_pairs(ctx, keys, vals, 4, tb, CLSORT_U32, bit, nf | CLSORT_STABLE),
            "clsort_sort_pairs: 2^40 stable pairs (positions of 8 bytes)");
 
-    /* Issue 25's cases: n * count fits, n * count * 4 does not. */
+    /* n * count fits, n * count * 4 does not. */
     EXPECT(CLSORT_ERR_INVALID_ARG,
            clsort_sort_batch(ctx, keys, (size_t)922337203685477581ull, 5, CLSORT_U32, bit, 0),
            "clsort_sort_batch(n 922337203685477581, count 5)");

@@ -55,7 +55,7 @@ export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_FIN
 before=$(git status --porcelain --ignored python 2>/dev/null)
 version=$(sed -n 's/^#define CLSORT_VERSION_STRING *"\(.*\)".*/\1/p' include/clsort.h)
 
-# ---- 1. The "done when" command, in a fresh venv ----------------------------------------
+# ---- 1. pip install ./python in a fresh venv, then import and sort ------------------------------
 if "$python" -m venv --system-site-packages "$tmp/v" >"$tmp/venv.log" 2>&1; then
     ok "python3 -m venv --system-site-packages ($python)"
 else
@@ -64,9 +64,9 @@ else
 fi
 v=$tmp/v/bin/python
 # A venv made with --system-site-packages from a python that is itself a venv sees the base
-# interpreter's packages, not that venv's: on the H200 machine (python3 in /opt/torch/.venv) it
-# had no numpy, which the package imports and requires, and which pip cannot fetch offline. The
-# package is then installed without its dependencies and the checks that import clsort are
+# interpreter's packages, not that venv's: where python3 is such a venv (/opt/torch/.venv, say)
+# it can have no numpy, which the package imports and requires, and which pip cannot fetch
+# offline. The package is then installed without its dependencies and the checks that import clsort are
 # skipped, with the reason; they fail for real wherever the venv has numpy.
 venv_numpy=$(cd "$tmp" && "$v" -c "import numpy" 2>&1 | tail -1)
 nodeps=${venv_numpy:+--no-deps}

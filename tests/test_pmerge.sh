@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_pmerge.sh - the merge cut into parts by key ranges, one loser tree per thread, each part
-# written at its offset (clsort_pmerge.c, issue 28): -m over mapped files and the runs of an
+# written at its offset (clsort_pmerge.c): -m over mapped files and the runs of an
 # external sort, with 1 (the one loser tree), 2, 3 and 8 parts (CLSORT_CLI_MERGE_THREADS), give the
 # reference's bytes: every key type both ways, records with keys at offsets, --key tie-breakers,
 # records that are one key merged by the vector merge (clsort_vecmerge.c) and by the loser tree,

@@ -1,4 +1,4 @@
-/* test_prepare.c - clsort_prepare (issue 23): after it, the first sort of up to max_n keys of
+/* test_prepare.c - clsort_prepare: after it, the first sort of up to max_n keys of
  * that kind builds nothing (no program or kernel is made, clsort_stats.build_ns is 0) and makes
  * no new device buffer, and sorts correctly; without it, the first sort of a fresh context does
  * pay build_ns (so the check can fail). Its errors: bad arguments give CLSORT_ERR_INVALID_ARG,

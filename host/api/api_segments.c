@@ -356,9 +356,8 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     const uint64_t sorted = c.tiny + c.packed + c.group + c.large;
     if (staged == 1 && pack && !clsort__seg_stage_pays(c.tiny, sorted)) {
         /* Except 8-byte elements in segments of exactly 64 keys: the packed pass copies its
-         * tiles as spans there (no lookups), and took 0.154 ms for 2^24 u32+u32 pairs against
-         * 0.164 staged (H200, 2026-11-28; u64 keys 0.188 against 0.186, u32 keys 0.092 against
-         * 0.074: staged). */
+         * tiles as spans there (no lookups), and measured a little faster than staged for u32+u32
+         * pairs on a GPU, and alike for u64 keys; u32 keys alone are faster staged. */
         const int span64 = c.all64 && clsort_type_size(type) + svs > 4;
         if (tiny == 32 && !span64 && clsort__seg_stage_wide(ctx, type, svs) &&
             clsort__seg_stage_pays(c.tiny + c.wide, sorted)) {
@@ -373,15 +372,13 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
     } else if (staged == 1 && !pack && tiny == 32 && c.wide &&
                c.wide * (stable ? 64 : 256) >= c.tiny && clsort__seg_stage_wide(ctx, type, svs)) {
         /* The odd-even networks and stable pairs have no packed pass: their segments of 33..64
-         * keys would go to the group pass, a work-group each, which took 2.06 ms for 2^24 u32
-         * keys in segments of 48 against 0.071 staged (odd-even merge; transposition 1.81
-         * against 0.141; uniform in 1..64: 1.59 against 0.086 and 1.42 against 0.194; H200,
-         * 2026-11-28): about 6 ns a segment, against 0.01 ns that the 64-slot program's
-         * registers cost each shorter one (0.061 -> 0.072 ms for 2^20 segments of 16 keys,
-         * bitonic), so from one in 256 on. Stable u32+u32 pairs (keys, values and positions in
-         * registers): 2.468 ms against 0.258 in segments of 48, 1.776 against 0.229 of 64, 1.946
-         * against 0.350 uniform in 1..64, but 0.131 against 0.195 in segments of 32 (H200,
-         * 2026-11-28): 7 ns a long segment against 0.12 ns a short one, so from one in 64. */
+         * keys would go to the group pass, a work-group each, measured on a GPU ten to thirty
+         * times slower than staged for both networks, in segments of 48 and uniform in 1..64.
+         * A segment there costs hundreds of times what the 64-slot program's registers cost
+         * each shorter one, so from one in 256 on. Stable u32+u32 pairs (keys, values and
+         * positions in registers) sort segments of 33..64 keys many times faster staged but
+         * segments of 32 slower with 64 slots: a long segment costs tens of times what a short
+         * one loses, so from one in 64. */
         c.tiny += c.wide;
         c.group -= c.wide;
         c.stage_wide = 1;
@@ -536,11 +533,10 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
     int staged = 0;
     clsort__seg_tiny(ctx, type, vs, &staged);
     /* Up to 64 keys staged as in the host variant: with bitonic where the mean says most are
-     * that short; with the odd-even networks (no packed pass: a work-group each otherwise, 20-30
+     * that short; with the odd-even networks (no packed pass: a work-group each otherwise, tens of
      * times slower) always; stable pairs (no packed pass either) where the mean is above the
      * 32-key program's (clsort__seg_stage_blind): their 64-slot program costs segments of 32
-     * half as much again (0.131 -> 0.195 ms at 2^24 u32+u32), a long segment left to the group
-     * pass ten times that. */
+     * half as much again, a long segment left to the group pass an order of magnitude more. */
     const int stable = (flags & CLSORT_STABLE) != 0,
               bitonic = d.algo == CLSORT_BITONIC,
               packs = clsort__seg_pack_tile(ctx, type, vs, 0, stable, bitonic) != 0,

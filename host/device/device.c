@@ -71,9 +71,9 @@ int clsort__query_device(clsort__device *dev)
     return CLSORT_OK;
 }
 
-/* The ICD loader's variables as the process started with them. Seen on the GPU machine
- * (2026-11-23, CUDA's Khronos ICD loader with PoCL and NVIDIA's driver, OCL_ICD_FILENAMES=
- * "libpocl.so.2:libnvidia-opencl.so.1" set by the image): loading the platforms rewrote
+/* The ICD loader's variables as the process started with them. Seen with CUDA's Khronos
+ * ICD loader, PoCL and NVIDIA's driver (OCL_ICD_FILENAMES="libpocl.so.2:libnvidia-opencl.so.1"
+ * set by the image): loading the platforms rewrote
  * OCL_ICD_FILENAMES in the process's environment to "libpocl.so.2", so every program that
  * process started afterwards (a child sorting on the same GPU, mpirun's ranks, the race test of
  * test_cache) saw no GPU at all. A library must not leave the caller's environment changed: the

@@ -1,9 +1,10 @@
 /* hostsort.c - the CPU path: the host's own sort with the documented order. It sorts the inputs
  * too small to be worth a device round trip, every input AUTO gives the host on a CPU device
  * (where the OpenCL "device" is the same cores, and a sort written for them wins), and the host
- * side of CLSORT_STABLE. Highway's vqsort (hostsort_hwy.cc) does the sorting where the build found
- * libhwy; otherwise an LSD radix sort here. Keys alone need no stability (equal keys have equal
- * bits); pairs with CLSORT_STABLE go through the radix sort, which keeps equal keys in input order. */
+ * side of CLSORT_STABLE. Highway's vqsort (hostsort_hwy.cc) does the sorting where the build
+ * found libhwy; otherwise an LSD radix sort here. Keys alone need no stability (equal keys have
+ * equal bits); pairs with CLSORT_STABLE go through the radix sort, which keeps equal keys in
+ * input order, and so do u32 keys with 8-byte values (clsort__host_sort says why). */
 #include "hostsort.h"
 
 #include "keytype.h"
@@ -289,7 +290,8 @@ static int has_nan_or_negzero(const void *keys, size_t n, size_t ks)
 
 /* Keys alone: integers by vqsort's own integer order; floats by its float order where that is
  * totalOrder and vqsort keeps them (finite, no -0: the common case, and the mapping's two passes
- * cost half the sort again), else through the order space. Returns CLSORT_OK or CLSORT_ERR_OUT_OF_MEMORY. */
+ * cost half the sort again), else through the order space. Returns CLSORT_OK or
+ * CLSORT_ERR_OUT_OF_MEMORY. */
 static int hwy_keys(void *keys, size_t n, clsort_type type, unsigned flags)
 {
     const int desc = (flags & CLSORT_DESCENDING) != 0;
@@ -350,7 +352,7 @@ int clsort__host_sort(void *keys, void *values, size_t value_size, size_t n, cls
     int rc;
 #ifdef CLSORT_HAVE_HWY
     /* u32 keys with 8-byte values: a u128 per pair costs vqsort more than the radix sort's
-     * passes over 12 bytes (2^22 pairs: 150 against 113 ms on the 2-core test machine). */
+     * passes over 12 bytes (measured slower on a CPU at millions of pairs). */
     if (!(flags & CLSORT_STABLE) && !(ks == 4 && vs == 8))
         rc = hwy_pairs(keys, values, ks, vs, n);
     else

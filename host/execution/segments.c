@@ -66,20 +66,19 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
 
 int clsort__seg_stage_pays(uint64_t tiny, uint64_t all)
 {
-    /* Measured on an H200 (2^24 u32 keys, 2026-11-28, docs/perf.md): lengths uniform in 1..32
-     * (all tiny) 0.105 ms staged against 0.172 packed; in 1..64 (half tiny) 0.215 against
-     * 0.172. The line between, drawn straight, crosses at about 70% tiny: three quarters. */
+    /* Measured on a GPU (docs/perf.md, segments on the GPU): lengths uniform in 1..32 (all
+     * tiny) sort much faster staged than packed, lengths uniform in 1..64 (half tiny) slower.
+     * The line between the two, drawn straight, crosses at about 70% tiny: three quarters. */
     return tiny >= all - all / 4;
 }
 
 int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg)
 {
     /* The mean at which lengths uniform in 1..2s have three quarters at most 32 keys (the rule
-     * above): 2s = 32 / 0.75, s = 21. Measured on an H200 (2^24 u32 keys, buffer variant,
-     * 2026-11-28): uniform 1..32 0.127 ms staged against 0.181 packed; 1..64 (mean 32.5, which
-     * a first form of this test, cap / nseg <= 32, rounded down to 32) 0.223-0.229 against
-     * 0.178-0.185; equal 32 0.102 against 0.098-0.108, so equal lengths lose nothing either
-     * way. Written without a division: nseg * 21 cannot overflow (nseg < 2^32). */
+     * above): 2s = 32 / 0.75, s = 21. Measured on a GPU (the buffer variant): uniform 1..32
+     * faster staged than packed; 1..64 (mean 32.5, which a first form of this test, cap / nseg
+     * <= 32, rounded down to 32) slower; equal lengths of 32 alike either way, so equal lengths
+     * lose nothing. Written without a division: nseg * 21 cannot overflow (nseg < 2^32). */
     return nseg && cap <= nseg * 21;
 }
 
@@ -103,9 +102,9 @@ unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t v
     if (stable || !bitonic)
         return 0;
     /* CLSORT_SEG_PACK overrides, for tests and measurements: 0 for no packed pass, else the
-     * largest packed tile wanted (a power of two; any device). Measured on PoCL (2 cores, 2^20
-     * u32 keys, 2026-11-26): segments of 512-2048 keys took 15-30% longer packed than one a
-     * work-group (the group pass's loops vectorise there), so CPUs keep the group pass. */
+     * largest packed tile wanted (a power of two; any device). Measured on PoCL: segments of
+     * 512-2048 keys took longer packed than one a work-group (the group pass's loops vectorise
+     * there), so CPUs keep the group pass. */
     const char *env = getenv("CLSORT_SEG_PACK");
     const unsigned long want = env && *env ? strtoul(env, NULL, 10) : 0;
     if (env && *env && want == 0)
@@ -132,11 +131,11 @@ unsigned clsort__seg_pack_tile(const clsort_ctx *ctx, clsort_type type, size_t v
 
 uint64_t clsort__seg_large_max(const clsort_ctx *ctx, unsigned tile, int stable)
 {
-    /* Measured on PoCL (docs/perf.md): segments of 2-4 tiles sorted by one work-group in global
-     * memory took longer than a normal sort each (uniform 1..8192: 94 ms against 80 ms at 2^20),
-     * so there the bound stays at the tile. On the H200 it is the other way round by far: 2^24
-     * keys in segments uniform in 1..8192 took 74 ms as one clsort_sort per long segment and
-     * 1.6 ms in the group pass; a power-law mix up to 2^16, 33 ms against 7 ms. So GPUs keep
+    /* Measured on PoCL: segments of 2-4 tiles sorted by one work-group in global memory took
+     * longer than a normal sort each, so there the bound stays at the tile. On GPUs it is the
+     * other way round by far: segments uniform in 1..8192 keys sorted tens of times faster in
+     * the group pass than with one clsort_sort per long segment, and a power-law mix up to 2^16
+     * several times faster (docs/perf.md, segments on the GPU). So GPUs keep
      * segments up to 16 tiles in the group pass (beyond that one sort per segment has enough
      * parallelism of its own). Stable pairs keep the tile bound: the host variant has no
      * scratch slot left for the positions that stable long segments need in the group pass. */
@@ -170,18 +169,19 @@ uint64_t clsort__seg_default_groups(const clsort_ctx *ctx, uint64_t nseg)
 
 uint64_t clsort__seg_few_groups(const clsort_ctx *ctx, uint64_t nseg)
 {
-    /* An empty packed pass of 32 groups a compute unit took 18-20 us on an H200 (2^24 keys in
-     * segments of 16, 2026-11-28), the group pass of 16 a compute unit 9-10. */
+    /* An empty pass costs about in proportion to its groups: on a GPU an empty packed pass of
+     * 32 groups a compute unit took about twice as long as the group pass's 16 a compute unit.
+     * Mostly tiny segments leave the other passes nearly empty, so they get 8. */
     return groups_per_cu(ctx, nseg, 8);
 }
 
 uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg)
 {
-    /* As many as a compute unit holds at once (the H100's and H200's: 8 to 14 of seg_sort_group's
+    /* As many as a compute unit holds at once (an H100's or H200's: 8 to 14 of seg_sort_group's
      * groups of 256), each looping over its segments: the buffer variant launches this pass for
      * segments above the packed tile whether or not there are any, and with 32 groups per
-     * compute unit that launch found nothing in 10-14 us (H200, 2^24 keys in segments of 16,
-     * 2026-11-27: 4 rounds of groups that each read the counts and ended). */
+     * compute unit a launch that found nothing still took 4 rounds of groups that each read the
+     * counts and ended. */
     return groups_per_cu(ctx, nseg, 16);
 }
 
@@ -215,8 +215,8 @@ int clsort__seg_large_blind(uint64_t cap, uint64_t nseg)
 {
     /* The large passes are launched for the longest segment the buffers could hold: about 3
      * launches per doubling above 4096 elements, 37 for 2^24, whether or not a segment needs
-     * them (each ends at once on the device, but costs the host an enqueue: with them 2^24 keys
-     * in segments of 4096 took 0.55 ms against 0.26 on an H200, 2026-11-26). So they are planned
+     * them (each ends at once on the device, but costs the host an enqueue: with them segments
+     * of 4096 keys took twice as long on a GPU). So they are planned
      * when the mean length, the buffers shared among the segments, is above the group pass's 4096
      * keys: then long segments must be there. Otherwise any segment above 4096 keys goes to the
      * group pass, one work-group each. CLSORT_SEG_LARGE=1 plans them always (tests). */

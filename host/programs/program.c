@@ -1,6 +1,6 @@
 /* program.c - builds a program of the manifest (kernels/manifest.h: its parts in order) for given
- * parameters, keeps it in a per-context
- * in-memory cache keyed by the build options, and hands out its kernels. The disk cache
+ * parameters, keeps it in a per-context in-memory cache keyed by the build options, and hands
+ * out its kernels. The disk cache
  * (cache.c) sits under this: a hit there skips the compiler. */
 #include "program.h"
 
@@ -179,12 +179,11 @@ int clsort__get_kernel(clsort_ctx *ctx, clsort__program *prog, const char *name,
         return clsort__cl_fail(ctx, err, "clGetKernelWorkGroupInfo", name);
     }
     /* A kernel built with reqd_work_group_size (the tile shapes) runs at that size: the
-     * compiler took it. NVIDIA's driver (580.159.04) reports CL_KERNEL_WORK_GROUP_SIZE 256 for
-     * every kernel of these programs, 16 registers or 72, yet bitonic_sort_tile built for 512
-     * and for 1024 work-items launched and sorted at those sizes on an H200 (2026-11-28,
-     * docs/perf.md); the smaller figure made run.c refuse every config above 256 work-items
-     * there. Where a device really cannot run the size, the launch fails with the OpenCL
-     * call's error. */
+     * compiler took it. NVIDIA's driver reports CL_KERNEL_WORK_GROUP_SIZE 256 for every kernel
+     * of these programs, 16 registers or 72, yet bitonic_sort_tile built for 512 and for 1024
+     * work-items launches and sorts at those sizes there; the smaller figure made run.c refuse
+     * every config above 256 work-items. Where a device really cannot run the size, the launch
+     * fails with the OpenCL call's error. */
     if (reqd[0] > wg)
         wg = reqd[0];
     prog->kernels[prog->nkernels].name = name; /* string literals: the manifest's (kernels.c) */

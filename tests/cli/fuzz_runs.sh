@@ -1,6 +1,6 @@
 #!/bin/sh
-# fuzz_runs.sh - fuzzes clsort's runs, merges and -u (issue 25, point 1: a one-record last run lost
-# a record with -u) against the reference tests/cli/refsort.c (`refsort msort`), byte for byte.
+# fuzz_runs.sh - fuzzes clsort's runs, merges and -u (a one-record last run once lost a record
+# with -u) against the reference tests/cli/refsort.c (`refsort msort`), byte for byte.
 # Each case draws: a record/key layout (-t alone, -R/-k, one to three --key, u32 ... f64, big- and
 # little-endian, descending keys), a run of 1..5 records (-S), n = k*run + r records with small
 # r, data from a small palette of edge bytes (equal keys, equal records, NaNs, both zeros), -u, -s,
@@ -159,7 +159,7 @@ while [ "$i" -lt "$CASES" ]; do
     rnd 4
     [ "$r" = 0 ] && [ -z "$env" ] && env="CLSORT_CLI_CHUNK_SIZE=$(((run + 1) / 2 * R))"
     "$REF" msort "$R" $u $keys <in >ref
-    # --top N (issue 27): the head of the same result, for N around the run size and n.
+    # --top N: the head of the same result, for N around the run size and n.
     rnd 5
     if [ "$r" = 0 ] && [ "$how" != 5 ] && [ "${env#POCL}" = "$env" ]; then
         pick 1 2 $run $((run + 1)) $((n / 2 + 1)) $((n > 0 ? n : 1)) $((n + 3))

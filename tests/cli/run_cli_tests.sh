@@ -106,7 +106,7 @@ expect_err 2 "key beyond the record" "key past the end of the record" "$CLSORT" 
 expect_err 2 "key beyond the record" "u64 key in 4-byte records" "$CLSORT" -t u64 -R 4 one.bin
 expect_err 2 "key beyond the record" "offset past the record" "$CLSORT" -R 8 -k 100 one.bin
 expect_err 2 "requires an argument" "missing option argument" "$CLSORT" one.bin -t
-# Issue 23: -k other than 0 needs -R (a mistyped offset must not change what a record is).
+# -k other than 0 needs -R (a mistyped offset must not change what a record is).
 expect_err 2 "-k 4 needs -R" "-k 4 without -R is a usage error naming -R" "$CLSORT" -k 4 -o x.bin one.bin
 check "-k without -R writes nothing" test ! -e x.bin
 expect_err 2 "-k 8 needs -R" "--key-offset=8 without -R too" "$CLSORT" -t u64 --key-offset=8 -o x.bin one.bin
@@ -200,8 +200,8 @@ check "failed external sort leaves no output" test ! -e big.out
 expect_err 4 "no OpenCL device matches 'no-such-device-xyz'" "unknown device" "$CLSORT" -d no-such-device-xyz -o - one.bin
 expect_err 4 "no OpenCL device matches" "unknown device in CLSORT_DEVICE" env CLSORT_DEVICE=no-such-device-xyz "$CLSORT" -o - one.bin
 expect_err 4 "no OpenCL device matches '9:9'" "device index out of range" "$CLSORT" -d 9:9 -o - one.bin
-# Issue 14 finding 2: with no platform at all (an ICD loader that finds no vendor file), say that
-# none is visible rather than that none matches.
+# With no platform at all (an ICD loader that finds no vendor file), say that none is visible
+# rather than that none matches.
 # OCL_ICD_FILENAMES (which some images set, e.g. to libpocl.so.2) adds vendors of its own, so it
 # is unset too. Some ICD loaders still find a vendor elsewhere: then the case cannot be made here.
 mkdir noicd
@@ -313,7 +313,7 @@ done
 # ---- Destinations: standard output, in place with -o, standard streams ---------------------------
 gen in.bin u32 4 0 10000
 "$REF" sort u32 4 0 <in.bin >ref.bin
-# Issue 23: as sort(1), no -o means standard output, and the input is never written.
+# As sort(1), no -o means standard output, and the input is never written.
 cp in.bin keep.bin
 expect 0 "no -o: the sorted records go to standard output" "$CLSORT" keep.bin
 check "no -o: standard output holds the sorted records" same out ref.bin
@@ -554,7 +554,7 @@ expect_err 3 "ragged.bin: size 7" "-m refuses a ragged input" "$CLSORT" -m -o me
 check "-m with a ragged input writes no output" test ! -e merged2.out
 check "-m leaves no temporary file" sh -c "! ls -A | grep -q 'clsort-'"
 
-# ---- Issue 14 finding 1: data appended during an in-place sort is not lost --------------------------
+# ---- Data appended during an in-place sort is not lost -------------------------------------------
 # The FIFO named by CLSORT_TEST_PAUSE_BEFORE_REPLACE holds clsort just before the replace: opening
 # it for writing returns once clsort waits there (input read and sorted), so the append lands at
 # exactly that moment, deterministically.
@@ -590,7 +590,7 @@ exec 3>pause.fifo; exec 3>&-
 wait $pid
 check "an unchanged input is still replaced (exit $?)" sh -c "'$REF' sort u32 4 0 <grow.bin | cmp -s - g.bin"
 
-# ---- Issue 25: signals, limits, closed descriptors, memory ---------------------------------------
+# ---- Signals, limits, closed descriptors, memory -------------------------------------------------
 # Every signal GNU sort cleans up after, sent while the temporary output exists (clsort held at
 # the FIFO just before the replace): exit by the signal, the input whole, nothing left beside it.
 for sig in ALRM USR1 USR2 VTALRM PROF QUIT XCPU HUP; do
@@ -653,8 +653,8 @@ expect_err 2 "-T needs a directory" "-T '' is a usage error" "$CLSORT" -T "" -o 
 # ulimit -n 16 with many runs: the merge fans in less and goes on.
 gen many.bin u32 4 0 200000
 "$REF" sort u32 4 0 <many.bin >many.ref
-# NVIDIA's driver cannot start with 16 descriptors at all ("cannot use OpenCL device", exit 4 on
-# the H200; PoCL says "no OpenCL device is visible" below 10): a sort of 100 records under the
+# NVIDIA's driver cannot start with 16 descriptors at all ("cannot use OpenCL device", exit 4;
+# PoCL says "no OpenCL device is visible" below 10): a sort of 100 records under the
 # same limit first tells a device that cannot open from a merge that runs out of descriptors
 # (PoCL opens under 16: the test is a real one there).
 gen few.bin u32 4 0 100
@@ -688,7 +688,7 @@ for v in 150000 250000; do
         sh -c "{ [ $rc = 3 ] || [ $rc = 4 ]; } && [ \$(wc -l <err) = 1 ] && grep -q memory err && test ! -e r8.out && ! ls -A | grep -q '^\\.r8\\.out\\.clsort-'"
 done
 
-# ---- --top N (issue 27): the head of the sorted output, chunk by chunk --------------------------
+# ---- --top N: the head of the sorted output, chunk by chunk --------------------------------------
 gen top.bin i64 16 4 30000 700
 "$REF" msort 16 4:i64 <top.bin >top.ref
 for N in 1 7 1000 29999 30000 40000; do
@@ -776,7 +776,7 @@ fi
 expect 0 "--no-progress" "$CLSORT" --no-progress -o out.bin in.bin
 check "no progress without a terminal" sh -c "'$CLSORT' -o out.bin in.bin 2>&1 | wc -c | grep -qx 0"
 
-# ---- --no-fsync (issue 28): no durability work, every other guarantee ---------------------------
+# ---- --no-fsync: no durability work, every other guarantee ---------------------------------------
 # Every path that writes a file output gives the same bytes with and without --no-fsync: a sort in
 # memory, the streaming pipeline (-a bitonic), runs and their merge (-S), and -m. Under strace it
 # makes no fsync, fdatasync or sync_file_range call at all, and without it at least one, so that

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_pipeline_tests.sh - the streaming pipeline of clsort (records that are their own keys:
-# pinned chunks, overlapped uploads and downloads, one device sort per run; issue 10). Every
+# pinned chunks, overlapped uploads and downloads, one device sort per run). Every
 # result is compared byte for byte with the reference sort (refsort.c) and with the host-memory
 # path (CLSORT_CLI_PIPELINE=0), and -v must show which path ran. Small chunks
 # (CLSORT_CLI_CHUNK_SIZE) put many chunk borders and turns of the ring into small files; -S makes
@@ -253,7 +253,7 @@ for a in bitonic odd-even-merge; do
     piped "-a $a" ref.bin -t i32 -a $a in.bin
 done
 
-# ---- --no-fsync: -v's sync line on the pipeline (issue 28) ---------------------------------------
+# ---- --no-fsync: -v's sync line on the pipeline -------------------------------------------------
 # The pipeline's report (one run, and runs with their merge) prints the sync step on a line of its
 # own; with --no-fsync it must say so in the same words as the host-memory path's report
 # (CLI_SYNC_SKIPPED_REPORT), which is what run_cli_tests.sh sees where PoCL does not stream (on a
@@ -278,7 +278,7 @@ done
 
 # ---- No device work beside clsort_prepare's thread -------------------------------------------------
 # The pipeline's uploads overlapping the warmup's clsort_prepare on the same queue crashed NVIDIA's
-# driver (a segfault in the tests above on the H200): the first upload waits for it. An LD_PRELOAD
+# driver (a segfault in the tests above): the first upload waits for it. An LD_PRELOAD
 # shim (clorder.c) logs the thread of every queue call in order; two threads interleave when each
 # one made a call between two calls of the other (runs of one thread's calls: A B A B). The main
 # thread before and after the warmup's run (A B A) is the allowed order. Without the wait, PoCL

@@ -1,5 +1,5 @@
 #!/bin/sh
-# cli_pipeline_faults.sh - I/O faults in the middle of clsort's streaming pipeline (issue 10):
+# cli_pipeline_faults.sh - I/O faults in the middle of clsort's streaming pipeline:
 # small chunks (CLSORT_CLI_CHUNK_SIZE) so that the fault lands after many chunks went to the
 # device and came back: disk full for the output and for the runs (a 1 MiB tmpfs, root only),
 # /dev/full, a file-size limit, and a ragged last file of several. After each: exit 3, one line on
