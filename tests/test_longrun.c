@@ -55,7 +55,7 @@ int main(void)
     int bad = 0;
     t_rng r = t_rng_for(0x10, 0, 0, 0);
     static const size_t warm_sizes[] = {MAX_N, 2500, 600, 33, 2};
-    for (int a = 1; a < T_NALGOS; ++a)
+    for (int a = 0; a < T_NALGOS; ++a) /* AUTO too: on GPUs its stable pairs take the radix sort */
         for (int t = 0; t < T_NTYPES; ++t)
             for (int kind = 0; kind < 3; ++kind) /* keys, pairs, stable pairs (8-byte values) */
                 for (size_t s = 0; s < sizeof warm_sizes / sizeof *warm_sizes; ++s)

@@ -811,6 +811,14 @@ static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value
         if (vs)
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
+        /* Where AUTO takes the radix sort at max_n, its second buffers and digit counts too. */
+        if (clsort__auto_choice(ctx, max_n, 1, type, vs, radix_stable) == CLSORT_RADIX) {
+            clsort__plan rp;
+            clsort__plan_sort(ctx, max_n, 1, type, CLSORT_RADIX, 0, vs, &rp);
+            if (narrow)
+                clsort__plan_narrow(&rp, (unsigned)narrow, 0);
+            CLSORT__CHECK(clsort__run_reserve_radix(ctx, &rp));
+        }
         if (((flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_path_max) &&
             clsort__auto_choice(ctx, max_n, 1, type, vs, 0) != CLSORT_BITONIC)
             CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));

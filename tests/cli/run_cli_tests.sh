@@ -283,7 +283,6 @@ check "-m --nan-largest accepts and merges inputs in that order" \
 expect_err 2 "invalid type 'u8be'" "u8be is no type (one byte has no byte order)" \
     "$CLSORT" -t u8be in.bin
 
-for a in auto bitonic odd-even-merge odd-even-transposition; do
 for a in auto bitonic odd-even-merge odd-even-transposition radix; do
     gen in.bin i32 4 0 3000
     "$REF" sort i32 4 0 <in.bin >ref.bin
