@@ -74,10 +74,13 @@ KERNELS   = kernels/manifest.h kernels/key_types.h kernels/common.cl kernels/row
 LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
 PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)
-# One folder per program under tools/ (docs/design.md, "Source layout").
-CLI_SRCS   = $(wildcard tools/clsort/*.c)
-TUNE_SRCS  = $(wildcard tools/clsort-tune/*.c)
-BENCH_SRCS = $(wildcard tools/clsort-bench/*.c)
+# The tools in layers (docs/design.md, "The tools' layers"), highest first: the entry points
+# (tools/main/), one folder per program (tools/clsort, clsort-mpi, clsort-bench, clsort-tune),
+# the merges (tools/merge/) and what all of them share (tools/lib/). A program is its entry point
+# and its folder, linked with the shared layers' archive.
+CLI_SRCS   = $(wildcard tools/clsort/*.c) tools/main/clsort_main.c
+TUNE_SRCS  = $(wildcard tools/clsort-tune/*.c) tools/main/tune_main.c
+BENCH_SRCS = $(wildcard tools/clsort-bench/*.c) tools/main/bench_main.c
 BENCH_CXX  = $(wildcard tools/clsort-bench/*.cpp)
 TEST_SRCS = $(wildcard tests/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -85,14 +88,11 @@ TEST_BINS = $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 # clsort-mpi is built only where an MPI compiler wrapper is on PATH; `make` without
 # MPI builds everything else. `make MPICC=` leaves it out.
 MPICC    ?= $(shell command -v mpicc 2>/dev/null)
-MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c)
-# What the tools share (tools/common/: messages, signals and temporary files, units and the size
-# parser, keys, device lists, the shared options), one static library that clsort and clsort-mpi
-# link. The records and the file I/O still live in tools/clsort (their write path is being
-# reworked there): clsort-mpi takes those three objects from it until they join tools/common.
-COMMON_SRCS  = $(wildcard tools/common/*.c)
-TOOLS_LIB    = $(BUILD)/libclsort-tools.a
-MPI_CLI_OBJS = $(addprefix $(BUILD)/tobj/clsort/,clsort_records.o clsort_fileio.o clsort_pwrite.o)
+MPI_SRCS  = $(wildcard tools/clsort-mpi/*.c) tools/main/mpi_main.c
+# The shared layers, one static library that every program links: tools/lib/ (records, files and
+# output, options, sizes, key names, clocks, messages, signals) and tools/merge/.
+TOOLS_LIB_SRCS = $(wildcard tools/lib/*.c) $(wildcard tools/merge/*.c)
+TOOLS_LIB      = $(BUILD)/libclsort-tools.a
 
 # The man pages: docs/*.1 hold @VERSION@ where the version goes; the build writes them to
 # $(BUILD)/man/ with include/clsort.h's version (mk/install.mk), and those are what is installed.

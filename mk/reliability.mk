@@ -43,22 +43,22 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME  ?= 60
 FUZZ_SAN   ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZERS     = args config records
-FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude $(HOST_INC) -Itools/clsort -Itools/common \
+FUZZ_CFLAGS = -std=c11 -g -O1 $(FUZZ_SAN) -D_POSIX_C_SOURCE=200809L -Iinclude $(HOST_INC) -Itools/clsort -Itools/merge -Itools/lib \
               -I$(FUZZ_BUILD)
 
 # The library for the harnesses, built with clang by a sub-make (coverage without a main).
 fuzz-lib:
 	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CXX=$(FUZZ_CXX) SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 $(FUZZ_BUILD)/libclsort.a
 FUZZ_CLI    = tools/clsort
-FUZZ_COMMON = tools/common
-$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_COMMON)/clsort_keys.c \
-                         $(FUZZ_COMMON)/clsort_messages.c $(FUZZ_COMMON)/clsort_options.c $(FUZZ_COMMON)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
+FUZZ_LIB    = tools/lib
+$(FUZZ_BUILD)/fuzz_args: tests/fuzz/fuzz_args.c $(FUZZ_CLI)/clsort_args.c $(FUZZ_LIB)/clsort_keys.c \
+                         $(FUZZ_LIB)/clsort_messages.c $(FUZZ_LIB)/clsort_options.c $(FUZZ_LIB)/clsort_units.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c,$^) $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
 $(FUZZ_BUILD)/fuzz_config: tests/fuzz/fuzz_config.c host/planning/config.c $(FUZZ_BUILD)/libclsort.a
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libclsort.a $(LDLIBS)
-$(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_CLI)/clsort_records.c $(FUZZ_CLI)/clsort_fileio.c $(FUZZ_CLI)/clsort_pwrite.c \
-                            $(FUZZ_COMMON)/clsort_signals.c $(FUZZ_COMMON)/clsort_messages.c \
-                            $(FUZZ_CLI)/clsort_progress.c $(FUZZ_COMMON)/clsort_units.c host/execution/hostsort.c
+$(FUZZ_BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_LIB)/clsort_records.c $(FUZZ_LIB)/clsort_fileio.c $(FUZZ_LIB)/clsort_pwrite.c \
+                            $(FUZZ_LIB)/clsort_signals.c $(FUZZ_LIB)/clsort_messages.c \
+                            $(FUZZ_LIB)/clsort_progress.c $(FUZZ_LIB)/clsort_units.c host/execution/hostsort.c
 	@mkdir -p $(FUZZ_BUILD)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lpthread
 

@@ -1,6 +1,6 @@
 /* test_key_types.c - the key-type table (kernels/key_types.h) against an independent reference,
  * and every consumer of the table against the table: the public names and sizes, the host
- * sort's transform, the tools' ordinals (tools/common/clsort_keys.h), the benchmarks' references
+ * sort's transform, the tools' ordinals (tools/lib/clsort_keys.h), the benchmarks' references
  * (tools/clsort-bench/bench_ref.h), the tests' own (test_util.h) and the kernels (device sorts
  * and top-k of the boundary values), for every row, both directions, with and without
  * CLSORT_NAN_LARGEST. The boundary values: 0, -0, +-inf, NaNs of both signs and several
@@ -13,7 +13,7 @@
 #include "test_util.h"
 
 #include "../tools/clsort-bench/bench_ref.h"
-#include "../tools/common/clsort_keys.h"
+#include "../tools/lib/clsort_keys.h"
 #include "hostsort.h"
 
 #define MAXV 64
