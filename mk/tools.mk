@@ -13,7 +13,7 @@ $(BUILD)/tobj/$(1)/%.o: tools/$(1)/%.$(4) $(wildcard tools/$(1)/*.h) $(TOOLS_HDR
 	@mkdir -p $$(@D)
 	$(2) $(3) $(5) -c -o $$@ $$<
 endef
-$(eval $(call tool_rule,lib,$$(CC),$$(ALL_CFLAGS),c,$(TOOLS_INC_LIB) -Itools/clsort))
+$(eval $(call tool_rule,lib,$$(CC),$$(ALL_CFLAGS),c,$(TOOLS_INC_LIB)))
 $(eval $(call tool_rule,merge,$$(CC),$$(ALL_CFLAGS),c,$(TOOLS_INC_MERGE)))
 $(foreach p,clsort clsort-tune clsort-bench,$(eval $(call tool_rule,$(p),$$(CC),$$(ALL_CFLAGS),c,-Itools/$(p) $(TOOLS_INC_MERGE))))
 $(eval $(call tool_rule,clsort-bench,$$(CXX),$$(ALL_CXXFLAGS),cpp,-Itools/clsort-bench $(TOOLS_INC_MERGE)))

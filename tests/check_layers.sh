@@ -6,13 +6,16 @@
 #   - each host file includes only headers of its own layer or below;
 #   - no include cycle among host headers, and none among host modules (x.c and x.h count as one
 #     module, so two files that include each other's headers form a cycle);
-#   - the same two cycle checks over tools/, walked recursively; an include resolves against the
-#     including file's folder, then tools/*/, then tools/; tools/common/ (what the programs
-#     share) includes nothing from a program's folder;
+#   - the tools' layers, read from their folders as for host/ (TOOL_LAYERS below): every tools
+#     file lies in a layer folder, names are unique across them, each file includes only its own
+#     layer or below, and a program's folder includes no other program's; an include resolves
+#     against the including file's folder, then tools/*/;
+#   - the same two cycle checks over tools/;
 #   - no cycle among tools/ modules by their calls: a program's shared header (bench.h, tune.h)
 #     declares the functions of several files, so includes alone do not show that two files call
 #     each other; this check reads the functions each .c defines and the names each one uses.
-# Headers outside host/ and tools/ (include/clsort.h, generated or system ones) are leaves.
+# Headers outside host/ and tools/ (include/clsort.h, kernels/key_types.h, generated or system
+# ones) are leaves.
 # Usage: sh tests/check_layers.sh [ROOT] (default: the repository holding this script).
 
 cd "${1:-$(dirname "$0")/..}" || exit 2
@@ -126,15 +129,44 @@ cycle=$(find_cycle "$tmp/host_modules")
 point "$([ -z "$cycle" ]; echo $?)" "no cycle among host modules (x.c + x.h)" "$cycle"
 
 # ---- tools/ ---------------------------------------------------------------------------------
+# The tools' layers, highest first: the entry points, the programs (one folder each, side by
+# side: none includes another's), the merges, and what all of them share. The same order is in
+# mk/tools.mk's include paths and docs/design.md's drawing.
+TOOL_LAYERS='main programs merge lib'
+TOOL_PROGRAMS='clsort clsort-mpi clsort-bench clsort-tune'
+
+# A tools folder's layer number: 0 for lib, counting up to main; empty for an unknown folder.
+tool_layer_of_dir() {
+    case " $TOOL_PROGRAMS " in *" $1 "*) set -- programs ;; esac
+    printf '%s\n' $TOOL_LAYERS | awk -v d="$1" '{ names[NR] = $1 } END { for (i = 1; i <= NR; ++i) if (names[i] == d) print NR - i }'
+}
+
 : >"$tmp/tool_headers"
 : >"$tmp/tool_modules"
 find tools -type f \( -name '*.c' -o -name '*.h' -o -name '*.cpp' \) 2>/dev/null | sort \
     >"$tmp/tool_files"
+stray=$(awk -F/ 'NF != 3 { printf " %s", $0 }' "$tmp/tool_files")
+point "$([ -z "$stray" ]; echo $?)" "every tools source lies in a layer folder (tools/<folder>/)" \
+    "outside the layer folders:$stray"
+unknown=""
+for d in tools/*/; do
+    d=${d%/}
+    [ -n "$(tool_layer_of_dir "${d#tools/}")" ] || unknown="$unknown $d"
+done
+point "$([ -z "$unknown" ]; echo $?)" "every folder under tools/ is a known layer or program" \
+    "not a layer ($TOOL_LAYERS; programs: $TOOL_PROGRAMS):$unknown"
+dups=$(while read -r f; do basename "$f"; done <"$tmp/tool_files" | sort | uniq -d | tr '\n' ' ')
+point "$([ -z "$dups" ]; echo $?)" "file names are unique across tools/" "in several folders: $dups"
+
 while read -r f; do
     dir=$(dirname "$f")
+    mine_dir=${dir#tools/}
+    mine=$(tool_layer_of_dir "$mine_dir")
+    mine=${mine:-0} # an unknown folder: reported above
+    bad=""
     for inc in $(includes "$f"); do
         target=""
-        for cand in "$dir/$inc" tools/*/"$inc" "tools/$inc"; do
+        for cand in "$dir/$inc" tools/*/"$inc"; do
             if [ -f "$cand" ]; then
                 target=$cand
                 break
@@ -146,16 +178,18 @@ while read -r f; do
         target=${target#"$(pwd -P)/"}
         case $f in *.h) echo "$f $target" >>"$tmp/tool_headers" ;; esac
         echo "${f%.*} ${target%.*}" >>"$tmp/tool_modules"
+        theirs_dir=$(dirname "$target")
+        theirs_dir=${theirs_dir#tools/}
+        theirs=$(tool_layer_of_dir "$theirs_dir")
+        if [ "${theirs:-0}" -gt "$mine" ]; then
+            bad="$bad $theirs_dir/$inc"
+        elif [ "${theirs:-0}" = "$mine" ] && [ "$theirs_dir" != "$mine_dir" ] && [ "$mine_dir" != main ]; then
+            bad="$bad $theirs_dir/$inc (another program)"
+        fi
     done
+    point "$([ -z "$bad" ]; echo $?)" "$f includes only its layer ($mine_dir) or below" \
+        "includes a higher layer:$bad"
 done <"$tmp/tool_files"
-
-# tools/common/ is what the programs share: it stands on the public header and the key-type table
-# (kernels/key_types.h: preprocessor lines only, the same for the library, the kernels and the
-# tools) alone.
-upward=$(awk '$1 ~ /^tools\/common\// && $2 !~ /^tools\/common\// &&
-              $2 != "kernels/key_types" { print $1 " -> " $2 }' "$tmp/tool_modules" | sort -u)
-point "$([ -z "$upward" ]; echo $?)" \
-    "tools/common/ uses only itself, include/clsort.h and kernels/key_types.h" "$upward"
 
 cycle=$(find_cycle "$tmp/tool_headers")
 point "$([ -z "$cycle" ]; echo $?)" "no include cycle among tools/ headers" "$cycle"

@@ -24,6 +24,7 @@
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"
+#include "clsort_request.h"
 #include "clsort_units.h"
 #include "clsort_warmup.h"
 
@@ -643,7 +644,7 @@ int cli_sort_input(const cli_opts *o)
         goto fail;
 
     int capped = 0;
-    const size_t run_records = cli_run_records(o, dip, &capped);
+    const size_t run_records = cli_run_records_for(o, dip, &capped);
     if (capped)
         cli_info(2, "buffer size lowered to %zu records to fit one device allocation",
                  run_records);

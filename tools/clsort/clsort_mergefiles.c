@@ -22,6 +22,7 @@
 #include "clsort_pmerge.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"
+#include "clsort_request.h"
 #include "clsort_units.h"
 
 #define OUT_BUF_BYTES ((size_t)4 << 20)

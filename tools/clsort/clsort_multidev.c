@@ -41,6 +41,7 @@
 #include "clsort_messages.h"
 #include "clsort_pmerge.h"
 #include "clsort_records.h"
+#include "clsort_request.h"
 #include "clsort_units.h"
 
 #define MD_BUF_BYTES ((size_t)4 << 20)

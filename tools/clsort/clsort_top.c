@@ -30,6 +30,7 @@
 #include "clsort_messages.h"
 #include "clsort_progress.h"
 #include "clsort_records.h"
+#include "clsort_request.h"
 #include "clsort_units.h"
 
 #define TOP_OUT_BUF ((size_t)4 << 20)
@@ -265,7 +266,7 @@ static int top_setup(top_state *t, const cli_input *in)
         return CLI_EXIT_DEVICE;
     }
     clsort_device_info di;
-    size_t cap = cli_run_records(o, clsort_get_device_info(t->ctx, &di) == CLSORT_OK ? &di : NULL,
+    size_t cap = cli_run_records_for(o, clsort_get_device_info(t->ctx, &di) == CLSORT_OK ? &di : NULL,
                                  NULL);
     if (cap > TOP_CHUNK_BYTES / R)
         cap = TOP_CHUNK_BYTES / R;

@@ -15,7 +15,7 @@
 #if defined(__linux__)
 #define _GNU_SOURCE /* sync_file_range(), fallocate() */
 #endif
-#include "clsort_fileio.h"
+#include "clsort_pwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,24 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "clsort_args.h"
 #include "clsort_messages.h"
 #include "clsort_units.h"
-
-void cli_keyspec_from_opts(cli_keyspec *ks, const cli_opts *o)
-{
-    memset(ks, 0, sizeof *ks);
-    ks->type = o->type;
-    ks->key_size = o->key_size;
-    ks->key_offset = o->key_offset;
-    ks->record_size = o->record_size;
-    ks->reverse = o->reverse;
-    ks->big_endian = o->big_endian;
-    ks->nan_largest = o->nan_largest;
-    ks->unique = o->unique;
-    for (size_t i = 1; i < o->nkeys && i < CLI_MAX_KEYS; ++i)
-        ks->extra[ks->nextra++] = o->keys[i];
-}
 
 int cli_chunk_alloc(cli_chunk *c, const cli_keyspec *ks, size_t cap)
 {
@@ -333,23 +317,23 @@ done:
  * more than the device holds. The library keeps n keys and a scratch copy on the device (and the same for values), each
  * buffer within one allocation; stable 32-bit keys are widened to 8 bytes. A quarter of global
  * memory is left to the runtime and other users. */
-size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, int *capped)
+size_t cli_run_records(const cli_run_request *rq, const clsort_device_info *di, int *capped)
 {
     int capped_here = 0;
     if (!capped)
         capped = &capped_here;
-    const size_t R = o->record_size, K = o->key_size;
-    const int pairs = R != K || o->nkeys > 1;
+    const size_t R = rq->ks->record_size, K = rq->ks->key_size;
+    const int pairs = cli_keyspec_pairs(rq->ks);
     const uint64_t V = pairs ? 8 : 0;
     /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
      * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
-    const uint64_t Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
-                        : K < 4                                                       ? 4
-                                                                                      : K;
+    const uint64_t Kd = (pairs && rq->stable && K <= 4) || (rq->stable && rq->ks->nan_largest) ? 8
+                        : K < 4                                                               ? 4
+                                                                                              : K;
     const uint64_t host_per = R + (pairs ? K + V : 0);
     uint64_t n;
-    if (o->buffer_size) {
-        n = o->buffer_size / R;
+    if (rq->buffer_size) {
+        n = rq->buffer_size / R;
     } else {
         const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         const uint64_t phys = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page
@@ -364,7 +348,7 @@ size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, i
             n_dev = n_global;
         if (n_dev > 0 && n > n_dev) {
             n = n_dev;
-            *capped = o->buffer_size != 0;
+            *capped = rq->buffer_size != 0;
         }
     }
     if (n > SIZE_MAX / host_per)

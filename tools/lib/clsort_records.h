@@ -64,10 +64,6 @@ static inline int cli_record_cmp(const cli_keyspec *ks, const unsigned char *a,
     return ks->nextra ? cli_extra_cmp(ks, a, b) : 0;
 }
 
-/** Fills *ks from the options: the first key, the tie-breakers, -u. */
-struct cli_opts;
-void cli_keyspec_from_opts(cli_keyspec *ks, const struct cli_opts *o);
-
 /** Whether the chunk sorts (key, index) pairs rather than the records themselves: records larger
  *  than the key, or tie-breaking keys (which the host applies to the ties of the first key). */
 static inline int cli_keyspec_pairs(const cli_keyspec *ks)
@@ -85,11 +81,18 @@ typedef struct cli_chunk {
 } cli_chunk;
 
 /** Allocates a chunk able to hold `cap` records. Returns CLI_EXIT_OK or CLI_EXIT_IO (printed). */
-/* Records per run of a sort (or chunk of --top): -S if given, else a quarter of physical memory,
- * never more than the device `di` holds (NULL: no device bound). *capped (may be NULL) is set to
- * 1 when the device lowered a -S the user gave. At least 1. */
-struct cli_opts;
-size_t cli_run_records(const struct cli_opts *o, const clsort_device_info *di, int *capped);
+/** What sizes a run: the records and keys, whether the sort is stable, and the memory the user
+ *  gave it (-S; 0: chosen from host and device memory). */
+typedef struct cli_run_request {
+    const cli_keyspec *ks;
+    int stable;
+    uint64_t buffer_size;
+} cli_run_request;
+
+/** Records per run of a sort (or chunk of --top): buffer_size if given, else a quarter of
+ *  physical memory, never more than the device `di` holds (NULL: no device bound). *capped (may
+ *  be NULL) is set to 1 when the device lowered a buffer_size the user gave. At least 1. */
+size_t cli_run_records(const cli_run_request *rq, const clsort_device_info *di, int *capped);
 int cli_chunk_alloc(cli_chunk *c, const cli_keyspec *ks, size_t cap);
 void cli_chunk_free(cli_chunk *c);
 
