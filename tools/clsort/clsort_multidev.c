@@ -48,7 +48,8 @@
 
 typedef struct md_worker {
     clsort_ctx *ctx;
-    const cli_opts *o;
+    clsort_algorithm algorithm;
+    int stable;
     const cli_keyspec *ks;
     cli_chunk chunk;
     cli_sort_stats st;
@@ -58,25 +59,26 @@ typedef struct md_worker {
 static void *md_sort_main(void *arg)
 {
     md_worker *const w = arg;
-    w->rc = cli_chunk_sort(w->ctx, w->ks, w->o->algorithm, w->o->stable, &w->chunk, &w->st);
+    w->rc = cli_chunk_sort(w->ctx, w->ks, w->algorithm, w->stable, &w->chunk, &w->st);
     return NULL;
 }
 
 /* Records per run: -S split over the devices, else a quarter of RAM split over them; never more
  * than the smallest device holds (keys and scratch, pairs as in clsort_extsort.c). */
-static size_t md_run_records(const cli_opts *o, md_worker *w, size_t nd, uint64_t in_records)
+static size_t md_run_records(const cli_run_request *rq, md_worker *w, size_t nd,
+                             uint64_t in_records)
 {
-    const size_t R = o->record_size, K = o->key_size;
+    const size_t R = rq->ks->record_size, K = rq->ks->key_size;
     const int pairs = R != K;
     /* Device bytes a key: 1- and 2-byte keys travel as 4-byte composites, stable pairs of
      * keys up to 4 bytes (and stable --nan-largest sorts) with 8-byte positions. */
     const uint64_t V = pairs ? 8 : 0,
-                   Kd = (pairs && o->stable && K <= 4) || (o->stable && o->nan_largest) ? 8
-                        : K < 4                                                       ? 4
-                                                                                      : K;
+                   Kd = (pairs && rq->stable && K <= 4) || (rq->stable && rq->ks->nan_largest) ? 8
+                        : K < 4                                                               ? 4
+                                                                                              : K;
     uint64_t n;
-    if (o->buffer_size) {
-        n = o->buffer_size / R / nd;
+    if (rq->buffer_size) {
+        n = rq->buffer_size / R / nd;
     } else {
         const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         const uint64_t phys = (pages > 0 && page > 0) ? (uint64_t)pages * (uint64_t)page
@@ -102,11 +104,11 @@ static size_t md_run_records(const cli_opts *o, md_worker *w, size_t nd, uint64_
     return n ? (size_t)n : 1;
 }
 
-static int md_write_run(cli_run_set *runs, const cli_opts *o, const cli_keyspec *ks,
+static int md_write_run(cli_run_set *runs, const char *tmpdir, const cli_keyspec *ks,
                         const cli_chunk *c)
 {
     cli_writer w;
-    int rc = cli_writer_open_run(&w, o->tmpdir, MD_BUF_BYTES);
+    int rc = cli_writer_open_run(&w, tmpdir, MD_BUF_BYTES);
     if (rc != CLI_EXIT_OK)
         return rc;
     rc = cli_chunk_write(&w, ks, c);
@@ -118,6 +120,82 @@ static int md_write_run(cli_run_set *runs, const cli_opts *o, const cli_keyspec 
     const uint64_t bytes = w.written + w.len;
     rc = cli_writer_commit(&w, &fd);
     return rc != CLI_EXIT_OK ? rc : cli_runs_add(runs, fd, bytes);
+}
+
+/* fn on each of the n items (of `size` bytes), on a thread each where one can be started (th:
+ * n slots), else here; returns when all are done. */
+static void md_run_each_thread(void *items, size_t size, size_t n, pthread_t *th,
+                               void *(*fn)(void *))
+{
+    unsigned char *const it = items;
+    size_t started = 0;
+    for (; started < n; ++started)
+        if (pthread_create(&th[started], NULL, fn, it + started * size) != 0)
+            break;
+    for (size_t d = started; d < n; ++d)
+        fn(it + d * size);
+    for (size_t d = 0; d < started; ++d)
+        pthread_join(th[d], NULL);
+}
+
+/* A context on each device of the list, for the options' keys; f64 keys need double precision. */
+static int md_open_workers(const cli_opts *o, const cli_keyspec *ks, const cli_devlist *devs,
+                           md_worker *w)
+{
+    for (size_t d = 0; d < devs->n; ++d) {
+        w[d].algorithm = o->algorithm;
+        w[d].stable = o->stable;
+        w[d].ks = ks;
+        const int lrc = clsort_create(&w[d].ctx, devs->specs[d]);
+        if (lrc != CLSORT_OK) {
+            cli_error("cannot use OpenCL device '%s' of the list '%s': %s", devs->specs[d],
+                      o->device, clsort_strerror(lrc));
+            return CLI_EXIT_DEVICE;
+        }
+        clsort_device_info di;
+        if (o->type == CLSORT_F64 && clsort_get_device_info(w[d].ctx, &di) == CLSORT_OK &&
+            !di.has_fp64) {
+            cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
+                      di.name);
+            return CLI_EXIT_DEVICE;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* One round's input: a run of up to `cap` records of R bytes for each of the nd workers until the
+ * input ends. *used: the workers that got one; *records counts them; *eof: the input ended. */
+static int md_read_round(cli_input *in, md_worker *w, size_t nd, size_t cap, size_t R,
+                         size_t *used, uint64_t *records, int *eof)
+{
+    for (*used = 0; *used < nd && !*eof; ++*used) {
+        cli_chunk *const c = &w[*used].chunk;
+        const int64_t got = cli_input_read(in, c->recs, cap * R);
+        if (got < 0)
+            return CLI_EXIT_IO;
+        if ((size_t)got % R != 0) {
+            cli_error("%s: size %llu is not a multiple of the record size %zu", in->name,
+                      (unsigned long long)in->consumed, R);
+            return CLI_EXIT_IO;
+        }
+        c->n = (size_t)got / R;
+        *records += c->n;
+        const int e = cli_input_eof(in);
+        if (e < 0)
+            return CLI_EXIT_IO;
+        *eof = e;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* -v's line for one device of the rounds. */
+static void md_report_worker(const md_worker *w)
+{
+    clsort_device_info di;
+    if (clsort_get_device_info(w->ctx, &di) == CLSORT_OK)
+        cli_info(2, "device %u:%u %s: %llu keys in %u sorts, %.3f s", di.platform_index,
+                 di.device_index, di.name, (unsigned long long)w->st.keys, w->st.sorts,
+                 (double)w->st.sort_ns / 1e9);
 }
 
 static int md_sort_rounds(const cli_opts *o)
@@ -165,26 +243,10 @@ static int md_sort_rounds(const cli_opts *o)
         goto done;
     out_open = 1;
     cli_guard_attach(&guard, &out);
-    for (size_t d = 0; d < nd; ++d) {
-        w[d].o = o;
-        w[d].ks = &ks;
-        const int lrc = clsort_create(&w[d].ctx, devs.specs[d]);
-        if (lrc != CLSORT_OK) {
-            cli_error("cannot use OpenCL device '%s' of the list '%s': %s", devs.specs[d],
-                      o->device, clsort_strerror(lrc));
-            rc = CLI_EXIT_DEVICE;
-            goto done;
-        }
-        clsort_device_info di;
-        if (o->type == CLSORT_F64 && clsort_get_device_info(w[d].ctx, &di) == CLSORT_OK &&
-            !di.has_fp64) {
-            cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
-                      di.name);
-            rc = CLI_EXIT_DEVICE;
-            goto done;
-        }
-    }
-    const size_t cap = md_run_records(o, w, nd, in.is_regular ? in.size / R : 0);
+    if ((rc = md_open_workers(o, &ks, &devs, w)) != CLI_EXIT_OK)
+        goto done;
+    const cli_run_request rq = { &ks, o->stable, o->buffer_size };
+    const size_t cap = md_run_records(&rq, w, nd, in.is_regular ? in.size / R : 0);
     for (size_t d = 0; d < nd; ++d)
         if ((rc = cli_chunk_alloc(&w[d].chunk, &ks, cap)) != CLI_EXIT_OK)
             goto done;
@@ -192,40 +254,14 @@ static int md_sort_rounds(const cli_opts *o)
     /* Rounds: read one run per device, sort them all at once, write them in input order. */
     for (int eof = 0; !eof;) {
         size_t used = 0;
-        for (; used < nd && !eof; ++used) {
-            const int64_t got = cli_input_read(&in, w[used].chunk.recs, cap * R);
-            if (got < 0) {
-                rc = CLI_EXIT_IO;
-                goto done;
-            }
-            if ((size_t)got % R != 0) {
-                cli_error("%s: size %llu is not a multiple of the record size %zu", in.name,
-                          (unsigned long long)in.consumed, R);
-                rc = CLI_EXIT_IO;
-                goto done;
-            }
-            w[used].chunk.n = (size_t)got / R;
-            records += w[used].chunk.n;
-            const int e = cli_input_eof(&in);
-            if (e < 0) {
-                rc = CLI_EXIT_IO;
-                goto done;
-            }
-            eof = e;
-        }
-        size_t started = 0;
-        for (; started < used; ++started)
-            if (pthread_create(&th[started], NULL, md_sort_main, &w[started]) != 0)
-                break;
-        for (size_t d = started; d < used; ++d) /* no thread: sort it here */
-            md_sort_main(&w[d]);
-        for (size_t d = 0; d < started; ++d)
-            pthread_join(th[d], NULL);
+        if ((rc = md_read_round(&in, w, nd, cap, R, &used, &records, &eof)) != CLI_EXIT_OK)
+            goto done;
+        md_run_each_thread(w, sizeof *w, used, th, md_sort_main);
         for (size_t d = 0; d < used; ++d) {
             if (rc == CLI_EXIT_OK && w[d].rc != CLI_EXIT_OK)
                 rc = w[d].rc;
             if (rc == CLI_EXIT_OK && (w[d].chunk.n > 0 || nruns == 0)) {
-                rc = md_write_run(&runs, o, &ks, &w[d].chunk);
+                rc = md_write_run(&runs, o->tmpdir, &ks, &w[d].chunk);
                 ++nruns;
             }
         }
@@ -237,15 +273,8 @@ static int md_sort_rounds(const cli_opts *o)
     rc = cli_writer_commit(&out, NULL);
     out_open = 0;
     if (rc == CLI_EXIT_OK && cli_display_level >= 2) {
-        uint64_t keys = 0;
-        for (size_t d = 0; d < nd; ++d) {
-            clsort_device_info di;
-            if (clsort_get_device_info(w[d].ctx, &di) == CLSORT_OK)
-                cli_info(2, "device %u:%u %s: %llu keys in %u sorts, %.3f s", di.platform_index,
-                         di.device_index, di.name, (unsigned long long)w[d].st.keys,
-                         w[d].st.sorts, (double)w[d].st.sort_ns / 1e9);
-            keys += w[d].st.keys;
-        }
+        for (size_t d = 0; d < nd; ++d)
+            md_report_worker(&w[d]);
         cli_info(2, "%llu records on %zu devices in %u runs of up to %zu records, merged; total "
                     "%.3f s",
                  (unsigned long long)records, nd, nruns, cap, (double)(cli_now_ns() - t0) / 1e9);
@@ -1160,6 +1189,208 @@ static void md_report(const md_job *j, size_t N, uint64_t read_ns, uint64_t setu
 
 /* The key-range sort of a regular input. Returns MD_NOT_HERE (nothing printed, nothing
  * written) when the input is not one it takes. */
+/* Reads the whole input (N records of R bytes) into A and makes sure it ended there. `one_file`:
+ * one regular file, pread by several threads (one thread copying from the page cache is limited
+ * to one core's memcpy), then one byte past the end to see it ended. */
+static int md_read_input(cli_input *in, int one_file, unsigned char *A, size_t N, size_t R)
+{
+    int64_t got;
+    int eof;
+    if (one_file) {
+        got = md_read_parallel(in, A, N * R);
+        unsigned char extra;
+        eof = got < 0 ? 0 : cli_pread_full(in->fd, &extra, 1, (uint64_t)N * R) == 0;
+    } else {
+        got = cli_input_read(in, A, N * R);
+        eof = got < 0 ? 0 : cli_input_eof(in);
+    }
+    if (got < 0 || eof < 0)
+        return CLI_EXIT_IO;
+    if ((uint64_t)got != (uint64_t)N * R || !eof) {
+        cli_error("%s: the input changed size while it was read (%llu bytes expected)", in->name,
+                  (unsigned long long)in->size);
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Sets up the devices whose setup thread could not be started (the first `started` have one),
+ * then waits for the threads. */
+static void md_join_setups(md_job *j, pthread_t *th, size_t started)
+{
+    for (size_t d = started; d < j->nd; ++d) /* no thread: set it up here */
+        md_setup_main(&j->dev[d]);
+    for (size_t d = 0; d < started; ++d)
+        pthread_join(th[d], NULL);
+}
+
+/* After the setup: every device has a context and, for f64 keys, double precision. The longest
+ * setup goes to *setup_ns. */
+static int md_check_devices(const md_job *j, uint64_t *setup_ns)
+{
+    const cli_opts *o = j->o;
+    for (size_t d = 0; d < j->nd; ++d) {
+        const md_dev *dev = &j->dev[d];
+        if (dev->setup_ns > *setup_ns)
+            *setup_ns = dev->setup_ns;
+        if (dev->create_rc != CLSORT_OK) {
+            cli_error("cannot use OpenCL device '%s' of the list '%s': %s", dev->spec,
+                      o->device, clsort_strerror(dev->create_rc));
+            return CLI_EXIT_DEVICE;
+        }
+        if (o->type == CLSORT_F64 && dev->have_di && !dev->di.has_fp64) {
+            cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
+                      dev->di.name);
+            return CLI_EXIT_DEVICE;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The sorted ranges into `out` one after the other, when they could not be written in place
+ * (-u, or an output written in order). */
+static int md_write_in_order(const md_job *j, cli_writer *out)
+{
+    const size_t R = j->o->record_size;
+    const md_dev *const dev = j->dev;
+    const size_t nd = j->nd;
+    int rc = CLI_EXIT_OK;
+    /* -u or an output written in order: ranges one after the other; a group of equal
+     * records across a boundary keeps its first record only (each range has one of them at
+     * most, its first). */
+    const unsigned char *last = NULL;
+    const int seek = cli_writer_seekable(out);
+    uint64_t off = 0;
+    if (seek)
+        rc = cli_writer_flush(out);
+    for (size_t d = 0; d < nd && rc == CLI_EXIT_OK; ++d) {
+        const unsigned char *p = dev[d].res;
+        size_t len = dev[d].res_len;
+        if (len == 0)
+            continue;
+        if (j->ks.unique && last && cli_record_cmp(&j->ks, last, p) == 0) {
+            p += R;
+            len -= R;
+        }
+        last = dev[d].res + dev[d].res_len - R;
+        if (seek)
+            rc = cli_writer_pwrite(out, p, len, out->written + off, md_cores());
+        else
+            rc = cli_writer_put(out, p, len);
+        off += len;
+    }
+    if (rc == CLI_EXIT_OK && seek)
+        rc = cli_writer_advance(out, off, 0);
+    return rc;
+}
+
+/* Frees what each device holds: its copy of its range (pinned, or its own), the merge's
+ * buffer and its context. */
+static void md_free_devices(md_dev *dev, size_t nd)
+{
+    for (size_t d = 0; dev && d < nd; ++d) {
+        if (dev[d].src_pinned)
+            clsort_host_free(dev[d].ctx, dev[d].src);
+        else if (!dev[d].src_is_input)
+            free(dev[d].src);
+        free(dev[d].alt_own);
+        clsort_destroy(dev[d].ctx);
+    }
+}
+
+/* Each device's setup (md_setup_main) on a thread of its own, while the input is read. Returns
+ * how many threads started (th: nd slots); the rest are set up later, by md_join_setups. */
+static size_t md_start_setups(md_job *j, const cli_devlist *devs, pthread_t *th)
+{
+    md_dev *const dev = j->dev;
+    size_t started = 0;
+    for (size_t d = 0; d < j->nd; ++d) {
+        dev[d].job = j;
+        dev[d].index = d;
+        dev[d].spec = devs->specs[d];
+        dev[d].create_rc = CLSORT_OK;
+    }
+    for (; started < j->nd; ++started)
+        if (pthread_create(&th[started], NULL, md_setup_main, &dev[started]) != 0)
+            break;
+    if (started < j->nd) { /* the rest is set up later, one by one: nobody waits for them */
+        pthread_mutex_lock(&j->mu);
+        j->abort_wait = 1;
+        pthread_cond_broadcast(&j->cv);
+        pthread_mutex_unlock(&j->mu);
+    }
+    return started;
+}
+
+/* The devices' shares: their measured rates when every device has one (`measured`), else equal,
+ * and everything to the first when one device alone is faster (md_sole); each device's cap.
+ * Returns whether the rates were used. */
+static int md_weigh(md_job *j, int measured)
+{
+    md_dev *const dev = j->dev;
+    const size_t nd = j->nd;
+    if (measured) {
+        for (size_t d = 0; d < nd; ++d)
+            if (!(dev[d].rate > 0))
+                measured = 0;
+        for (size_t d = 0; d < nd; ++d)
+            dev[d].weight = measured ? dev[d].rate : 1.0;
+    }
+    for (size_t d = 0; d < nd; ++d)
+        dev[d].cap = md_device_cap(j->o, &j->ks, &dev[d]);
+    if (!j->sole_known) /* a setup thread could not be started */
+        j->sole = md_sole(j);
+    for (size_t d = 0; j->sole && d < nd; ++d)
+        dev[d].weight = d == 0;
+    return measured;
+}
+
+/* Whether the input suits the key ranges (MD_NOT_HERE: not worth it) and holds whole records. */
+static int md_input_fits(const cli_input *in, size_t R, size_t nd)
+{
+    if (!md_ranges_fit(in, R, nd))
+        return MD_NOT_HERE;
+    if (in->size % R != 0) {
+        cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left over)",
+                  in->name, (unsigned long long)in->size, R, (unsigned long long)(in->size % R));
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The splitters between the devices' key ranges (none for a sole device), then each record
+ * routed to its range. *route_threads: the threads md_route used. */
+static int md_split_and_route(md_job *j, unsigned char *A, md_sample *split,
+                              size_t *route_threads)
+{
+    const uint64_t t0 = cli_now_ns();
+    int rc;
+    if (!j->sole && (rc = md_splitters(j, A, j->N, split)) != CLI_EXIT_OK)
+        return rc;
+    j->split_ns = cli_now_ns() - t0;
+    if (!(*route_threads = md_route(j, split, A, j->N)))
+        return CLI_EXIT_IO;
+    return CLI_EXIT_OK;
+}
+
+/* How the sorted ranges reach `out`: without -u each range's place in the output is known now,
+ * and a seekable output takes it as soon as it is sorted; the writing threads per device; the
+ * devices' turns. */
+static int md_plan_output(md_job *j, cli_writer *out)
+{
+    j->direct = !j->ks.unique && cli_writer_seekable(out);
+    const unsigned sorting = j->sole ? 1u : (unsigned)j->nd;
+    j->write_threads = md_cores() / sorting > 1 ? md_cores() / sorting : 1;
+    cli_writer_reserve(out, (uint64_t)j->N * j->o->record_size);
+    int rc;
+    if (j->direct && (rc = cli_writer_flush(out)) != CLI_EXIT_OK)
+        return rc;
+    /* Shares given by CLSORT_CLI_DEVICE_WEIGHTS may still need turns: each range's gather,
+     * merge and write then overlap the next device's sort. */
+    j->one_at_a_time = !j->sole && md_turns(j, 1);
+    return CLI_EXIT_OK;
+}
+
 static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
 {
     const uint64_t t_start = cli_now_ns();
@@ -1195,16 +1426,8 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     if ((rc = cli_input_open_list(&in, o->inputs, o->ninputs, R)) != CLI_EXIT_OK)
         goto done;
     in_open = 1;
-    if (!md_ranges_fit(&in, R, nd)) {
-        rc = MD_NOT_HERE;
+    if ((rc = md_input_fits(&in, R, nd)) != CLI_EXIT_OK)
         goto done;
-    }
-    if (in.size % R != 0) {
-        cli_error("%s: size %llu is not a multiple of the record size %zu (%llu bytes left over)",
-                  in.name, (unsigned long long)in.size, R, (unsigned long long)(in.size % R));
-        rc = CLI_EXIT_IO;
-        goto done;
-    }
     const size_t N = (size_t)(in.size / R);
     job.N = N;
     /* Contexts, programs and rates on the devices' threads while the input is read. Below a few
@@ -1213,24 +1436,10 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
     int measured = !job.weights_given;
     if (measured && N >= 4 * MD_CALIB_KEYS * nd)
         job.calib_keys = MD_CALIB_KEYS;
-    for (size_t d = 0; d < nd; ++d) {
-        dev[d].job = &job;
-        dev[d].index = d;
-        dev[d].spec = devs->specs[d];
-        dev[d].create_rc = CLSORT_OK;
-    }
     pthread_mutex_init(&job.mu, NULL);
     pthread_cond_init(&job.cv, NULL);
     sync_init = 1;
-    for (; started < nd; ++started)
-        if (pthread_create(&th[started], NULL, md_setup_main, &dev[started]) != 0)
-            break;
-    if (started < nd) { /* the rest is set up below, one by one: nobody waits for them */
-        pthread_mutex_lock(&job.mu);
-        job.abort_wait = 1;
-        pthread_cond_broadcast(&job.cv);
-        pthread_mutex_unlock(&job.mu);
-    }
+    started = md_start_setups(&job, devs, th);
     rc = cli_writer_open_output(&out, o->output, o->input, MD_BUF_BYTES, o->no_fsync);
     if (rc != CLI_EXIT_OK)
         goto done;
@@ -1242,96 +1451,24 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
         goto done;
     }
     uint64_t t0 = cli_now_ns();
-    int64_t got;
-    int eof;
-    if (o->ninputs == 1 && in.path) {
-        /* One regular file: pread by several threads (one copying from the page cache reads
-         * at 1.7-1.9 GiB/s on the H200 machine), then one byte past the end to see it ended. */
-        got = md_read_parallel(&in, A, N * R);
-        unsigned char extra;
-        eof = got < 0 ? 0 : cli_pread_full(in.fd, &extra, 1, (uint64_t)N * R) == 0;
-    } else {
-        got = cli_input_read(&in, A, N * R);
-        eof = got < 0 ? 0 : cli_input_eof(&in);
-    }
-    if (got < 0 || eof < 0) {
-        rc = CLI_EXIT_IO;
+    if ((rc = md_read_input(&in, o->ninputs == 1 && in.path, A, N, R)) != CLI_EXIT_OK)
         goto done;
-    }
-    if ((uint64_t)got != (uint64_t)N * R || !eof) {
-        cli_error("%s: the input changed size while it was read (%llu bytes expected)", in.name,
-                  (unsigned long long)in.size);
-        rc = CLI_EXIT_IO;
-        goto done;
-    }
     read_ns = cli_now_ns() - t0;
-    for (size_t d = started; d < nd; ++d) /* no thread: set it up here */
-        md_setup_main(&dev[d]);
-    for (size_t d = 0; d < started; ++d)
-        pthread_join(th[d], NULL);
+    md_join_setups(&job, th, started);
     started = 0;
-    for (size_t d = 0; d < nd; ++d) {
-        if (dev[d].setup_ns > setup_ns)
-            setup_ns = dev[d].setup_ns;
-        if (dev[d].create_rc != CLSORT_OK) {
-            cli_error("cannot use OpenCL device '%s' of the list '%s': %s", dev[d].spec,
-                      o->device, clsort_strerror(dev[d].create_rc));
-            rc = CLI_EXIT_DEVICE;
-            goto done;
-        }
-        if (o->type == CLSORT_F64 && dev[d].have_di && !dev[d].di.has_fp64) {
-            cli_error("device %s has no double precision (fp64): f64 keys cannot be sorted there",
-                      dev[d].di.name);
-            rc = CLI_EXIT_DEVICE;
-            goto done;
-        }
-    }
-    if (measured) {
-        for (size_t d = 0; d < nd; ++d)
-            if (!(dev[d].rate > 0))
-                measured = 0;
-        for (size_t d = 0; d < nd; ++d)
-            dev[d].weight = measured ? dev[d].rate : 1.0;
-    }
-
-    for (size_t d = 0; d < nd; ++d)
-        dev[d].cap = md_device_cap(o, &job.ks, &dev[d]);
-    if (!job.sole_known) /* a setup thread could not be started */
-        job.sole = md_sole(&job);
-    for (size_t d = 0; job.sole && d < nd; ++d)
-        dev[d].weight = d == 0;
+    if ((rc = md_check_devices(&job, &setup_ns)) != CLI_EXIT_OK)
+        goto done;
+    measured = md_weigh(&job, measured);
     t0 = cli_now_ns();
-    if (!job.sole && (rc = md_splitters(&job, A, N, split)) != CLI_EXIT_OK)
+    if ((rc = md_split_and_route(&job, A, split, &route_threads)) != CLI_EXIT_OK)
         goto done;
-    job.split_ns = cli_now_ns() - t0;
-    if (!(route_threads = md_route(&job, split, A, N))) {
-        rc = CLI_EXIT_IO;
-        goto done;
-    }
     route_ns = cli_now_ns() - t0;
-
-    /* Each device sorts its range; without -u each range's place in the output is known now,
-     * and a seekable output takes it as soon as it is sorted. */
-    job.direct = !job.ks.unique && cli_writer_seekable(&out);
-    const unsigned sorting = job.sole ? 1u : (unsigned)nd;
-    job.write_threads = md_cores() / sorting > 1 ? md_cores() / sorting : 1;
-    cli_writer_reserve(&out, (uint64_t)N * R);
-    if (job.direct && (rc = cli_writer_flush(&out)) != CLI_EXIT_OK)
+    if ((rc = md_plan_output(&job, &out)) != CLI_EXIT_OK)
         goto done;
-    /* Shares given by CLSORT_CLI_DEVICE_WEIGHTS may still need turns: each range's gather,
-     * merge and write then overlap the next device's sort. */
-    job.one_at_a_time = !job.sole && md_turns(&job, 1);
     pthread_mutex_init(&job.turn, NULL);
     turn_init = 1;
     t0 = cli_now_ns();
-    for (; started < nd; ++started)
-        if (pthread_create(&th[started], NULL, md_range_main, &dev[started]) != 0)
-            break;
-    for (size_t d = started; d < nd; ++d)
-        md_range_main(&dev[d]);
-    for (size_t d = 0; d < started; ++d)
-        pthread_join(th[d], NULL);
-    started = 0;
+    md_run_each_thread(dev, sizeof *dev, nd, th, md_range_main);
     sort_ns = cli_now_ns() - t0;
     for (size_t d = 0; d < nd && rc == CLI_EXIT_OK; ++d)
         rc = dev[d].rc;
@@ -1339,36 +1476,7 @@ static int md_sort_ranges(const cli_opts *o, const cli_devlist *devs)
         goto done;
 
     t0 = cli_now_ns();
-    if (job.direct) {
-        rc = cli_writer_advance(&out, (uint64_t)N * R, 0);
-    } else {
-        /* -u or an output written in order: ranges one after the other; a group of equal
-         * records across a boundary keeps its first record only (each range has one of them at
-         * most, its first). */
-        const unsigned char *last = NULL;
-        const int seek = cli_writer_seekable(&out);
-        uint64_t off = 0;
-        if (seek)
-            rc = cli_writer_flush(&out);
-        for (size_t d = 0; d < nd && rc == CLI_EXIT_OK; ++d) {
-            const unsigned char *p = dev[d].res;
-            size_t len = dev[d].res_len;
-            if (len == 0)
-                continue;
-            if (job.ks.unique && last && cli_record_cmp(&job.ks, last, p) == 0) {
-                p += R;
-                len -= R;
-            }
-            last = dev[d].res + dev[d].res_len - R;
-            if (seek)
-                rc = cli_writer_pwrite(&out, p, len, out.written + off, md_cores());
-            else
-                rc = cli_writer_put(&out, p, len);
-            off += len;
-        }
-        if (rc == CLI_EXIT_OK && seek)
-            rc = cli_writer_advance(&out, off, 0);
-    }
+    rc = job.direct ? cli_writer_advance(&out, (uint64_t)N * R, 0) : md_write_in_order(&job, &out);
     write_ns = cli_now_ns() - t0;
     if (rc != CLI_EXIT_OK)
         goto done;
@@ -1387,14 +1495,7 @@ done:
         cli_input_close(&in);
     if (guard_open)
         cli_guard_free(&guard);
-    for (size_t d = 0; dev && d < nd; ++d) {
-        if (dev[d].src_pinned)
-            clsort_host_free(dev[d].ctx, dev[d].src);
-        else if (!dev[d].src_is_input)
-            free(dev[d].src);
-        free(dev[d].alt_own);
-        clsort_destroy(dev[d].ctx);
-    }
+    md_free_devices(dev, nd);
     if (sync_init) {
         pthread_cond_destroy(&job.cv);
         pthread_mutex_destroy(&job.mu);

@@ -645,6 +645,97 @@ static void pipe_release(pipe_state *p)
     p->buf = NULL;
 }
 
+/* The ring's shape for this input: the reader threads (returned), the slots, the chunk and the
+ * device buffer's first size. */
+static unsigned pipe_size(pipe_state *p, const cli_input *in)
+{
+    const size_t K = p->ks->key_size;
+    /* A single regular file is read by a few threads with pread() (two chunks in flight per
+     * thread, at most CLI_PIPE_MAX_SLOTS, or CLI_PIPE_RUN_SLOTS with runs); anything else by
+     * read() on this thread, 4 chunks. */
+    const unsigned nreaders =
+        in->is_regular && in->path && in->nmore == 0 ? cli_readers_wanted() : 1;
+    if (in->is_regular)
+        p->runs_expected = (in->size / K + p->run_records - 1) / p->run_records;
+    const int one_run = in->is_regular && p->runs_expected <= 1;
+    const unsigned max_slots = one_run ? CLI_PIPE_MAX_SLOTS : CLI_PIPE_RUN_SLOTS;
+    p->nslots = CLI_PIPE_SLOTS;
+    if (nreaders > 1 && 2 * nreaders > p->nslots)
+        p->nslots = 2 * nreaders < max_slots ? 2 * nreaders : max_slots;
+
+    /* A known size needs a buffer of that size at most; a stream starts with room for one turn
+     * of the ring and grows. */
+    uint64_t first = p->run_records;
+    if (in->is_regular) {
+        p->total_bytes = in->size;
+        if (in->size / K < first)
+            first = in->size / K;
+    }
+    p->chunk_records = choose_chunk_records(K, first ? (size_t)first : 1, one_run);
+    if (!in->is_regular && (uint64_t)p->nslots * p->chunk_records < first)
+        first = (uint64_t)p->nslots * p->chunk_records;
+    p->buf_records = first ? (size_t)first : 1;
+    return nreaders;
+}
+
+/* The device buffer and the pinned slots of the ring. CLI_PIPE_UNAVAILABLE (said at -v 2) when
+ * either cannot be had: the caller sorts through host memory then. */
+static int pipe_alloc(pipe_state *p)
+{
+    const size_t K = p->ks->key_size;
+    cli_pipe_stats *const st = p->st;
+    cl_int err;
+    p->buf = clCreateBuffer(p->clctx, CL_MEM_READ_WRITE, p->buf_records * K, NULL, &err);
+    if (err != CL_SUCCESS) {
+        p->buf = NULL;
+        cli_info(2, "no device buffer of %zu keys (%s): sorting through host memory",
+                 p->buf_records, cl_error_name(err));
+        return CLI_PIPE_UNAVAILABLE;
+    }
+    st->buffer_bytes = (uint64_t)p->buf_records * K;
+    st->chunk_bytes = p->chunk_records * K;
+    st->slots = p->nslots;
+    for (unsigned s = 0; s < p->nslots; ++s) {
+        p->slot[s] = clsort_host_alloc(p->ctx, p->chunk_records * K);
+        if (!p->slot[s]) {
+            cli_info(2, "no pinned memory for %u chunks of %zu bytes (%s): sorting through host "
+                        "memory",
+                     p->nslots, p->chunk_records * K, clsort_last_error(p->ctx));
+            pipe_release(p);
+            return CLI_PIPE_UNAVAILABLE;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The runs, one after the other: filled, sorted, and drained into the output (the whole input
+ * in one run) or into a run file. */
+static int pipe_runs(pipe_state *p, cli_writer *out, const char *tmpdir, cli_run_set *runs)
+{
+    const size_t K = p->ks->key_size;
+    cli_pipe_stats *const st = p->st;
+    int rc = CLI_EXIT_OK;
+    for (;;) {
+        size_t n = 0;
+        int eof = 0;
+        rc = fill_run(p, &n, &eof);
+        if (rc == CLI_EXIT_OK)
+            rc = sort_run(p, n, eof);
+        if (rc != CLI_EXIT_OK)
+            break;
+        if (st->runs == 0 && eof) {
+            rc = drain_run(p, n, out, &st->write_ns); /* the whole input: straight out */
+            st->write_bytes += (uint64_t)n * K;
+        } else {
+            rc = drain_to_run_file(p, n, tmpdir, runs);
+        }
+        st->runs += 1;
+        if (rc != CLI_EXIT_OK || eof)
+            break;
+    }
+    return rc;
+}
+
 int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo,
                       size_t run_records, cli_input *in, cli_writer *out, cli_run_set *runs,
                       const char *tmpdir, cli_wmap_async *early, cli_pipe_stats *st)
@@ -666,53 +757,10 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
             CL_SUCCESS)
         return CLI_PIPE_UNAVAILABLE;
 
-    /* A single regular file is read by a few threads with pread() (two chunks in flight per
-     * thread, at most CLI_PIPE_MAX_SLOTS, or CLI_PIPE_RUN_SLOTS with runs); anything else by
-     * read() on this thread, 4 chunks. */
-    const unsigned nreaders =
-        in->is_regular && in->path && in->nmore == 0 ? cli_readers_wanted() : 1;
-    if (in->is_regular)
-        p.runs_expected = (in->size / K + p.run_records - 1) / p.run_records;
-    const int one_run = in->is_regular && p.runs_expected <= 1;
-    const unsigned max_slots = one_run ? CLI_PIPE_MAX_SLOTS : CLI_PIPE_RUN_SLOTS;
-    p.nslots = CLI_PIPE_SLOTS;
-    if (nreaders > 1 && 2 * nreaders > p.nslots)
-        p.nslots = 2 * nreaders < max_slots ? 2 * nreaders : max_slots;
-
-    /* A known size needs a buffer of that size at most; a stream starts with room for one turn
-     * of the ring and grows. */
-    uint64_t first = p.run_records;
-    if (in->is_regular) {
-        p.total_bytes = in->size;
-        if (in->size / K < first)
-            first = in->size / K;
-    }
-    p.chunk_records = choose_chunk_records(K, first ? (size_t)first : 1, one_run);
-    if (!in->is_regular && (uint64_t)p.nslots * p.chunk_records < first)
-        first = (uint64_t)p.nslots * p.chunk_records;
-    p.buf_records = first ? (size_t)first : 1;
-    cl_int err;
+    const unsigned nreaders = pipe_size(&p, in);
     const uint64_t t_alloc = cli_now_ns();
-    p.buf = clCreateBuffer(p.clctx, CL_MEM_READ_WRITE, p.buf_records * K, NULL, &err);
-    if (err != CL_SUCCESS) {
-        p.buf = NULL;
-        cli_info(2, "no device buffer of %zu keys (%s): sorting through host memory",
-                 p.buf_records, cl_error_name(err));
+    if (pipe_alloc(&p) != CLI_EXIT_OK)
         return CLI_PIPE_UNAVAILABLE;
-    }
-    st->buffer_bytes = (uint64_t)p.buf_records * K;
-    st->chunk_bytes = p.chunk_records * K;
-    st->slots = p.nslots;
-    for (unsigned s = 0; s < p.nslots; ++s) {
-        p.slot[s] = clsort_host_alloc(ctx, p.chunk_records * K);
-        if (!p.slot[s]) {
-            cli_info(2, "no pinned memory for %u chunks of %zu bytes (%s): sorting through host "
-                        "memory",
-                     p.nslots, p.chunk_records * K, clsort_last_error(ctx));
-            pipe_release(&p);
-            return CLI_PIPE_UNAVAILABLE;
-        }
-    }
     st->alloc_ns = cli_now_ns() - t_alloc;
     if (nreaders > 1)
         p.readers = cli_readers_start(in->fd, in->path, nreaders,
@@ -736,25 +784,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
         }
     }
 
-    int rc = CLI_EXIT_OK;
-    for (;;) {
-        size_t n = 0;
-        int eof = 0;
-        rc = fill_run(&p, &n, &eof);
-        if (rc == CLI_EXIT_OK)
-            rc = sort_run(&p, n, eof);
-        if (rc != CLI_EXIT_OK)
-            break;
-        if (st->runs == 0 && eof) {
-            rc = drain_run(&p, n, out, &st->write_ns); /* the whole input: straight out */
-            st->write_bytes += (uint64_t)n * K;
-        } else {
-            rc = drain_to_run_file(&p, n, tmpdir, runs);
-        }
-        st->runs += 1;
-        if (rc != CLI_EXIT_OK || eof)
-            break;
-    }
+    const int rc = pipe_runs(&p, out, tmpdir, runs);
     cli_wmap unused; /* more than one run after all, or an error before the write */
     cli_writer_map_finish(&p.own_premap, &unused);
     cli_writer_unmap(out, &unused, 0);

@@ -346,6 +346,38 @@ static int lt_out_close(lt_out *o)
 
 /* ---- The merge loop -------------------------------------------------------------------------- */
 
+/* The end of the stretch of source w that starts at its current record `rec` (of ordinal *ord):
+ * every record that still beats the best of the others (the losers on w's path) and keeps the
+ * order. Returns the first record after the stretch (its key put in t->ahead[w]) or the end of
+ * w's buffer; *ord becomes the last ordinal of the stretch. */
+LT_INLINE const unsigned char *lt_stretch_end(lt_merge *t, uint32_t w, const unsigned char *rec,
+                                              size_t R, uint64_t *ord, clsort_type type,
+                                              size_t ksize, int plain, int composite, int check)
+{
+    uint64_t bk = UINT64_MAX;
+    uint32_t br = UINT32_MAX;
+    for (size_t j = (t->k + w) >> 1; j > 0; j >>= 1) {
+        const uint64_t ko = t->nkey[j];
+        const uint32_t ro = composite ? 0 : t->nrank[j];
+        const int less = lt_less(t, ko, ro, bk, br, composite, 0);
+        bk = less ? ko : bk;
+        br = less ? ro : br;
+    }
+    const unsigned char *p = rec + R;
+    const unsigned char *const e = t->end[w];
+    while (p != e) {
+        const uint64_t nk = lt_ordinal(t->ks, type, ksize, plain, p);
+        if ((check && nk < *ord) || !lt_less(t, lt_key(nk, w, composite), w, bk, br, composite, 0)) {
+            /* p is the next current record; a disorder is reported by the loop */
+            t->ahead[w] = lt_key(nk, w, composite);
+            break;
+        }
+        *ord = nk;
+        p += R;
+    }
+    return p;
+}
+
 /* The merge loop. `type` and `ksize` are the first key's; `rconst` is the record size when it is
  * a constant of the instance (0: t->R). */
 LT_INLINE int lt_loop(lt_merge *t, lt_out *o, clsort_type type, size_t ksize, size_t rconst,
@@ -388,28 +420,8 @@ LT_INLINE int lt_loop(lt_merge *t, lt_out *o, clsort_type type, size_t ksize, si
             have_last = 1;
         }
         if (stretches && w == pw) {
-            uint64_t bk = UINT64_MAX;
-            uint32_t br = UINT32_MAX;
-            for (size_t j = (k + w) >> 1; j > 0; j >>= 1) {
-                const uint64_t ko = t->nkey[j];
-                const uint32_t ro = composite ? 0 : t->nrank[j];
-                const int less = lt_less(t, ko, ro, bk, br, composite, 0);
-                bk = less ? ko : bk;
-                br = less ? ro : br;
-            }
-            const unsigned char *p = rec + R;
-            const unsigned char *const e = t->end[w];
-            while (p != e) {
-                const uint64_t nk = lt_ordinal(ks, type, ksize, plain, p);
-                if ((check && nk < ord) || !lt_less(t, lt_key(nk, w, composite), w, bk, br,
-                                                    composite, 0)) {
-                    /* p is the next current record; a disorder is reported below */
-                    t->ahead[w] = lt_key(nk, w, composite);
-                    break;
-                }
-                ord = nk;
-                p += R;
-            }
+            const unsigned char *const p =
+                lt_stretch_end(t, w, rec, R, &ord, type, ksize, plain, composite, check);
             const size_t n = (size_t)(p - rec);
             if (ol + n <= oc) {
                 memcpy(ob + ol, rec, n);
