@@ -106,6 +106,10 @@ expect_err 2 "key beyond the record" "key past the end of the record" "$CLSORT" 
 expect_err 2 "key beyond the record" "u64 key in 4-byte records" "$CLSORT" -t u64 -R 4 one.bin
 expect_err 2 "key beyond the record" "offset past the record" "$CLSORT" -R 8 -k 100 one.bin
 expect_err 2 "requires an argument" "missing option argument" "$CLSORT" one.bin -t
+# A long option without its argument is named as given, whatever its value inside getopt.
+expect_err 2 "option '--top' requires an argument" "missing --top argument names --top" "$CLSORT" one.bin --top
+expect_err 2 "option '--buffer-size' requires" "missing --buffer-size argument names it" "$CLSORT" one.bin --buffer-size
+expect_err 2 "unknown option '--bogus'" "an unknown option after an operand is named" "$CLSORT" one.bin --bogus
 # -k other than 0 needs -R (a mistyped offset must not change what a record is).
 expect_err 2 "-k 4 needs -R" "-k 4 without -R is a usage error naming -R" "$CLSORT" -k 4 -o x.bin one.bin
 check "-k without -R writes nothing" test ! -e x.bin

@@ -1,15 +1,13 @@
 /* bench_stats.c - the clock and the median that every measurement and the report share; below
  * bench_measure.c and bench_report.c, so that the report never calls back into the measurements. */
 #include <stdlib.h>
-#include <time.h>
-
 #include "bench.h"
+#include "clsort_units.h"
 
+/* Milliseconds on the tools' monotonic clock (clsort_units.h). */
 double bench_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    return (double)cli_now_ns() / 1e6;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -11,11 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clsort_units.h"
+
+/* Seconds on the tools' monotonic clock (clsort_units.h). */
 double tune_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)cli_now_ns() * 1e-9;
 }
 
 clsort_algorithm tune_algo(int net)

@@ -2,6 +2,7 @@
 #include "clsort_options.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "clsort_messages.h"
 #include "clsort_units.h"
@@ -29,7 +30,11 @@ int cli_next_option(int argc, char **argv, const char *short_opts,
 {
     const int prev_optind = optind;
     const int c = getopt_long(argc, argv, short_opts, long_opts, NULL);
-    *given = argv[prev_optind < argc ? prev_optind : argc - 1];
+    /* The element getopt just took: it skips operands (to move them after the options), so the
+     * one at the old optind may be an operand. Inside a cluster of short options optind stays,
+     * and the message names the letter (optopt). */
+    const int took = optind > prev_optind && optind <= argc ? optind - 1 : prev_optind;
+    *given = argv[took < argc ? took : argc - 1];
     return c;
 }
 
@@ -66,13 +71,14 @@ int cli_shared_option(int c, const char *given, const char *program, cli_shared_
     case 'h': so->help = 1; break;
     case 'V': so->version = 1; break;
     case ':':
-        if (optopt)
+        /* A long option's optopt is its value, which need not be a letter: name it as given. */
+        if (optopt && strncmp(given, "--", 2) != 0)
             cli_error("option '-%c' requires an argument (see %s --help)", optopt, program);
         else
             cli_error("option '%s' requires an argument (see %s --help)", given, program);
         return CLI_EXIT_USAGE;
     default:
-        if (optopt)
+        if (optopt && strncmp(given, "--", 2) != 0)
             cli_error("unknown option '-%c' (see %s --help)", optopt, program);
         else
             cli_error("unknown option '%s' (see %s --help)", given, program);

@@ -11,6 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clsort_messages.h"
+#include "clsort_options.h"
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -36,19 +39,6 @@ static void usage(FILE *f)
             "device.\n");
 }
 
-/* One line for a usage error, with the option as the user wrote it (getopt's own messages
- * would name the program by its path). Returns -1. */
-static int usage_error(int c, char **argv)
-{
-    const char *given = argv[optind - 1];
-    if (c == ':')
-        fprintf(stderr, "clsort-tune: option '%s' requires an argument (see clsort-tune --help)\n",
-                given);
-    else
-        fprintf(stderr, "clsort-tune: unknown option '%s' (see clsort-tune --help)\n", given);
-    return -1;
-}
-
 static int parse_args(int argc, char **argv, tune_opts *o)
 {
     enum { OPT_QUICK = 256, OPT_PROGRESS, OPT_BUDGET };
@@ -61,7 +51,8 @@ static int parse_args(int argc, char **argv, tune_opts *o)
     memset(o, 0, sizeof *o);
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":d:o:vhV", longs, NULL)) != -1) {
+    const char *given;
+    while ((c = cli_next_option(argc, argv, ":d:o:vhV", longs, &given)) != -1) {
         switch (c) {
         case 'd':
             o->device = optarg;
@@ -100,8 +91,12 @@ static int parse_args(int argc, char **argv, tune_opts *o)
             printf("clsort-tune %s (library %s)\n", CLSORT_VERSION_STRING,
                    clsort_version_string());
             exit(TUNE_EXIT_OK);
-        default:
-            return usage_error(c, argv);
+        default: { /* a usage error, said as every tool says it (clsort_options.h) */
+            cli_shared_opts so;
+            cli_shared_opts_init(&so);
+            cli_shared_option(c, given, "clsort-tune", &so);
+            return -1;
+        }
         }
     }
     if (optind < argc) {
@@ -352,6 +347,7 @@ static void print_summary(const tune_state *s, const char *where, double secs)
 
 int main(int argc, char **argv)
 {
+    cli_set_program_name("clsort-tune");
     tune_opts o;
     if (parse_args(argc, argv, &o))
         return TUNE_EXIT_USAGE;
