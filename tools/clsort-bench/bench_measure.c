@@ -300,6 +300,54 @@ static uint64_t point_seed(uint64_t seed, const bench_type *t, int lg)
 }
 
 /* Benchmarks every network on one type at n = 2^lg. */
+/* The CPU sorts' times of a point (ms, one per recorded run). */
+typedef struct cpu_times {
+    double qs[BENCH_MAX_RUNS], ss[BENCH_MAX_RUNS], vq[BENCH_MAX_RUNS];
+    int nq, ns, nv;
+} cpu_times;
+
+/* One run of the CPU references on the point's data: qsort, vqsort where built with libhwy, and
+ * std::sort, whose result (checked to be a permutation) then checks the device's. */
+static void run_cpu_refs(bench_env *env, bench_point *pt, int lg, int run, cpu_times *c)
+{
+    const bench_opts *o = env->opts;
+    const bench_type *t = pt->type;
+    bench_show_progress(env, "%s 2^%d qsort run %d/%d", t->name, lg, run + 1, o->runs);
+    bench_pack(pt->ref, pt->keys, pt->values, pt->n, pt->ks, pt->vs);
+    double t0 = bench_now_ms();
+    bench_qsort(pt->ref, pt->n, t->key, pt->vs);
+    c->qs[c->nq++] = bench_now_ms() - t0;
+    if (bench_have_vqsort() && pt->ks >= 4) { /* (no 1- and 2-byte keys here) */
+        /* Highway's vqsort, the fastest CPU sort we know of, where built with libhwy:
+         * its keys must come out sorted and every element kept. */
+        bench_show_progress(env, "%s 2^%d vqsort run %d/%d", t->name, lg, run + 1, o->runs);
+        bench_pack(pt->ref, pt->keys, pt->values, pt->n, pt->ks, pt->vs);
+        t0 = bench_now_ms();
+        const int vrc = bench_vqsort(pt->ref, pt->n, t->key, pt->vs);
+        const double vms = bench_now_ms() - t0;
+        if (vrc == 0 && bench_checksum_packed(pt->ref, pt->n, pt->ks, pt->vs) == pt->checksum &&
+            (pt->vs || bench_find_unsorted(pt->ref, pt->n, t->key) == pt->n)) {
+            c->vq[c->nv++] = vms;
+        } else {
+            fprintf(stderr, "clsort-bench: vqsort reference %s (bug)\n",
+                    vrc ? "failed" : "lost elements or left keys unsorted");
+            env->failures++;
+        }
+    }
+    bench_show_progress(env, "%s 2^%d std::sort run %d/%d", t->name, lg, run + 1, o->runs);
+    bench_pack(pt->ref, pt->keys, pt->values, pt->n, pt->ks, pt->vs);
+    t0 = bench_now_ms();
+    bench_stdsort(pt->ref, pt->n, t->key, pt->vs);
+    c->ss[c->ns++] = bench_now_ms() - t0;
+    /* The reference checks the device; make sure it is itself what it claims. */
+    if (bench_checksum_packed(pt->ref, pt->n, pt->ks, pt->vs) != pt->checksum) {
+        fprintf(stderr, "clsort-bench: std::sort reference lost elements (bug)\n");
+        env->failures++;
+    } else {
+        pt->have_ref = 1;
+    }
+}
+
 void bench_point_run(bench_env *env, const bench_type *t, int lg)
 {
     const bench_opts *o = env->opts;
@@ -312,10 +360,12 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
     const size_t e = pt.ks + pt.vs;
     const int cpu = !o->no_cpu && lg <= o->cpu_max_log;
     bench_result res[BENCH_MAX_ALGOS];
-    double *times = NULL, qs[BENCH_MAX_RUNS], ss[BENCH_MAX_RUNS], vq[BENCH_MAX_RUNS];
-    int nq = 0, ns = 0, nv = 0, nres = 0;
+    double *times = NULL;
+    cpu_times cpu_ms;
+    int nres = 0;
     cl_int err = CL_SUCCESS;
     memset(res, 0, sizeof res);
+    memset(&cpu_ms, 0, sizeof cpu_ms);
 
     pt.keys = malloc(pt.n * pt.ks);
     /* --host-alloc: the end-to-end arrays in pinned memory from the library. */
@@ -358,42 +408,8 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
         if (pt.vs) bench_fill_random(seed + 2 * (uint64_t)(run + 1) + 1, pt.values, pt.n * pt.vs);
         pt.checksum = bench_checksum(pt.keys, pt.values, pt.n, pt.ks, pt.vs);
         pt.have_ref = 0;
-        if (cpu && record) {
-            bench_show_progress(env, "%s 2^%d qsort run %d/%d", t->name, lg, run + 1, o->runs);
-            bench_pack(pt.ref, pt.keys, pt.values, pt.n, pt.ks, pt.vs);
-            double t0 = bench_now_ms();
-            bench_qsort(pt.ref, pt.n, t->key, pt.vs);
-            qs[nq++] = bench_now_ms() - t0;
-            if (bench_have_vqsort() && pt.ks >= 4) { /* (no 1- and 2-byte keys here) */
-                /* Highway's vqsort, the fastest CPU sort we know of, where built with libhwy:
-                 * its keys must come out sorted and every element kept. */
-                bench_show_progress(env, "%s 2^%d vqsort run %d/%d", t->name, lg, run + 1, o->runs);
-                bench_pack(pt.ref, pt.keys, pt.values, pt.n, pt.ks, pt.vs);
-                t0 = bench_now_ms();
-                const int vrc = bench_vqsort(pt.ref, pt.n, t->key, pt.vs);
-                const double vms = bench_now_ms() - t0;
-                if (vrc == 0 && bench_checksum_packed(pt.ref, pt.n, pt.ks, pt.vs) == pt.checksum &&
-                    (pt.vs || bench_find_unsorted(pt.ref, pt.n, t->key) == pt.n)) {
-                    vq[nv++] = vms;
-                } else {
-                    fprintf(stderr, "clsort-bench: vqsort reference %s (bug)\n",
-                            vrc ? "failed" : "lost elements or left keys unsorted");
-                    env->failures++;
-                }
-            }
-            bench_show_progress(env, "%s 2^%d std::sort run %d/%d", t->name, lg, run + 1, o->runs);
-            bench_pack(pt.ref, pt.keys, pt.values, pt.n, pt.ks, pt.vs);
-            t0 = bench_now_ms();
-            bench_stdsort(pt.ref, pt.n, t->key, pt.vs);
-            ss[ns++] = bench_now_ms() - t0;
-            /* The reference checks the device; make sure it is itself what it claims. */
-            if (bench_checksum_packed(pt.ref, pt.n, pt.ks, pt.vs) != pt.checksum) {
-                fprintf(stderr, "clsort-bench: std::sort reference lost elements (bug)\n");
-                env->failures++;
-            } else {
-                pt.have_ref = 1;
-            }
-        }
+        if (cpu && record)
+            run_cpu_refs(env, &pt, lg, run, &cpu_ms);
         for (int a = 0; a < nres; a++) {
             bench_result *r = &res[a];
             if (r->failed || r->skipped) continue;
@@ -404,8 +420,9 @@ void bench_point_run(bench_env *env, const bench_type *t, int lg)
             run_e2e(env, &pt, r, record);
         }
     }
-    const double qsort_ms = bench_median(qs, nq), std_ms = bench_median(ss, ns);
-    const double vq_ms = bench_median(vq, nv); /* -1 without libhwy */
+    const double qsort_ms = bench_median(cpu_ms.qs, cpu_ms.nq);
+    const double std_ms = bench_median(cpu_ms.ss, cpu_ms.ns);
+    const double vq_ms = bench_median(cpu_ms.vq, cpu_ms.nv); /* -1 without libhwy */
     for (int a = 0; a < nres; a++)
         bench_report_result(env, &pt, lg, &res[a], qsort_ms, std_ms, vq_ms);
 out:

@@ -110,6 +110,31 @@ static void print_columns(FILE *f)
 }
 
 /* One (type, algorithm, mix, s) point: runs timed runs, reports one line. */
+/* One CSV line of a point: the medians (ms) of the device time, the buffer variant, end to
+ * end and the per-segment qsort, with their rates; `why` (NULL: ok) says what failed. */
+static void print_point(bench_env *env, const bench_type *t, clsort_algorithm algo, int stable,
+                        int mix, size_t s, size_t n, size_t nseg, const double med[4],
+                        const char *why)
+{
+    const double d = med[0], b = med[1], e = med[2], q = med[3];
+    const double mk = (double)n / 1e3; /* keys / ms / 1e3 = Mkeys/s */
+    char line[512], aname[64];
+    snprintf(aname, sizeof aname, "%s%s", clsort_algorithm_name(algo), stable ? "+stable" : "");
+    snprintf(line, sizeof line, "segments,%s,%s,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,"
+                                "%.1f,%.2f,%s\n",
+             t->name, aname, mix_names[mix], s, n, nseg, d, b, e, q, d > 0 ? mk / d : 0,
+             e > 0 ? mk / e : 0, q > 0 ? mk / q : 0, e > 0 && q > 0 ? q / e : 0,
+             why ? "FAILED" : "ok");
+    fputs(line, stdout);
+    if (env->csv)
+        fputs(line, env->csv);
+    if (why) {
+        env->failures++;
+        bench_talk(env, "clsort-bench: %s %s %s s=%zu: %s\n", t->name,
+                   clsort_algorithm_name(algo), mix_names[mix], s, why);
+    }
+}
+
 static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo, int mix,
                       size_t s, size_t n)
 {
@@ -216,27 +241,9 @@ static void run_point(bench_env *env, const bench_type *t, clsort_algorithm algo
         clReleaseMemObject(bv);
     if (bo)
         clReleaseMemObject(bo);
-    {
-        const double d = bench_median(dev, nd), b = bench_median(buf, nb),
-                     e = bench_median(e2e, ne), q = bench_median(qs, nq);
-        const double mk = (double)n / 1e3; /* keys / ms / 1e3 = Mkeys/s */
-        char line[512], aname[64];
-        snprintf(aname, sizeof aname, "%s%s", clsort_algorithm_name(algo),
-                 stable ? "+stable" : "");
-        snprintf(line, sizeof line, "segments,%s,%s,%s,%zu,%zu,%zu,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,"
-                                    "%.1f,%.2f,%s\n",
-                 t->name, aname, mix_names[mix], s, n, nseg, d, b, e, q,
-                 d > 0 ? mk / d : 0, e > 0 ? mk / e : 0, q > 0 ? mk / q : 0,
-                 e > 0 && q > 0 ? q / e : 0, bad ? "FAILED" : "ok");
-        fputs(line, stdout);
-        if (env->csv)
-            fputs(line, env->csv);
-        if (bad) {
-            env->failures++;
-            bench_talk(env, "clsort-bench: %s %s %s s=%zu: %s\n", t->name,
-                       clsort_algorithm_name(algo), mix_names[mix], s, why);
-        }
-    }
+    const double med[4] = {bench_median(dev, nd), bench_median(buf, nb), bench_median(e2e, ne),
+                           bench_median(qs, nq)};
+    print_point(env, t, algo, stable, mix, s, n, nseg, med, bad ? why : NULL);
     fflush(stdout);
 out:
     free(off);

@@ -418,6 +418,98 @@ static int same_params(const clsort_params *a, const clsort_params *b)
            a->keys_per_item == b->keys_per_item;
 }
 
+/* The sizes the search measures on: the start point at each size up to n_max, dropping the
+ * larger ones where a run takes too long (the transposition network is quadratic in the number
+ * of tiles). Returns how many (at least 1: the smallest, when even the start point failed);
+ * *score is the start's geometric mean rate over them, *rate its rate at the largest. */
+static int search_sizes(tune_state *s, tune_result *r, tune_data *d, int net, int w, int k,
+                        double deadline, uint64_t n_max, uint64_t *sizes, double *score,
+                        double *rate)
+{
+    const char *nname = clsort_algorithm_name(tune_algo(net));
+    const double run_limit = s->run_limit;
+    int nsizes = 0;
+    double log_sum = 0;
+    for (int i = 0; i < s->nsizes && s->sizes[i] <= n_max; ++i) {
+        double longest = 0, sc, rt;
+        if (nsizes > 0 && tune_now() > deadline)
+            break; /* out of time: search on the sizes measured so far */
+        tune_progress(s, "%s %d-bit %s: sizing n=%llu", nname, w ? 64 : 32, tune_kind_name(k),
+                      (unsigned long long)s->sizes[i]);
+        if (measure(s, d, net, &r->start, &s->sizes[i], 1, 0, &sc, &rt, &longest, NULL) != 0)
+            break;
+        r->size_n[nsizes] = s->sizes[i];
+        r->size_best[nsizes] = r->start;
+        r->size_rate[nsizes] = r->size_start_rate[nsizes] = rt;
+        sizes[nsizes++] = s->sizes[i];
+        log_sum += log(rt);
+        *rate = rt;
+        if (longest > run_limit)
+            break;
+    }
+    r->tuned = 1;
+    r->tried = 1;
+    r->nsizes = nsizes;
+    if (nsizes == 0) {
+        /* Even the starting point failed (reported): keep it, searching on the smallest size. */
+        r->size_n[0] = s->sizes[0];
+        r->size_best[0] = r->start;
+        r->size_rate[0] = r->size_start_rate[0] = 0;
+        r->nsizes = 1;
+        sizes[nsizes++] = s->sizes[0];
+        r->failed++;
+        s->failures++;
+    } else {
+        *score = exp(log_sum / nsizes);
+        r->start_rate = r->best_rate = *rate;
+    }
+    r->rate_n = sizes[nsizes - 1];
+    return nsizes;
+}
+
+/* One candidate of the descent: `p`, the best so far with axis a set to v, measured on the
+ * search's sizes; kept as the best (overall, and per size) when it beats it by more than noise. */
+static void search_try(tune_state *s, tune_result *r, tune_data *d, int net, int w, int k,
+                       const clsort_params *p, int a, unsigned v, const uint64_t *sizes,
+                       int nsizes, double *best_score)
+{
+    const char *nname = clsort_algorithm_name(tune_algo(net));
+    tune_progress(s, "%s %d-bit %s: %s=%u (%u tried)", nname, w ? 64 : 32, tune_kind_name(k),
+                  axis_names[a], v, r->tried);
+    double sc, rt, rates[TUNE_MAX_SIZES];
+    const int rc = measure(s, d, net, p, sizes, nsizes, *best_score, &sc, &rt, NULL, rates);
+    if (rc == 1) {
+        r->rejected++;
+        if (s->o->verbose) {
+            char err[256];
+            say(s, "  %s %d-bit %s %s=%u: out of range here (%s)", nname, w ? 64 : 32,
+                tune_kind_name(k), axis_names[a], v, short_error(s, err, sizeof err));
+        }
+        return;
+    }
+    r->tried++;
+    if (rc < 0) {
+        r->failed++;
+        s->failures++;
+        return;
+    }
+    if (s->o->verbose)
+        say(s, "  %s %d-bit %s wg_size=%u vec_step=%u tile=%u keys_per_item=%u: "
+               "%.1f Mkeys/s%s",
+            nname, w ? 64 : 32, tune_kind_name(k), p->wg_size, p->vec_step, p->tile,
+            p->keys_per_item, rt / 1e6, sc == 0 ? " (far behind; stopped)" : "");
+    if (sc > *best_score * 1.02) { /* 2%: not noise */
+        *best_score = sc;
+        r->best = *p;
+        r->best_rate = rt;
+    }
+    for (int i = 0; i < nsizes; ++i) /* 0: not measured there (far behind) */
+        if (rates[i] > r->size_rate[i] * 1.02) {
+            r->size_rate[i] = rates[i];
+            r->size_best[i] = *p;
+        }
+}
+
 void tune_search(tune_state *s, int net, int w, int k, double deadline)
 {
     tune_result *r = &s->res[net][w][k];
@@ -435,8 +527,7 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
      * transposition network is quadratic in the number of tiles). */
     uint64_t sizes[TUNE_MAX_SIZES];
     int nsizes = 0;
-    const double run_limit = s->o->quick ? 0.4 : 2.0;
-    s->run_limit = run_limit;
+    s->run_limit = s->o->quick ? 0.4 : 2.0;
     const size_t ks = w ? 8 : 4;
     tune_data d;
     uint64_t n_max = s->sizes[s->nsizes - 1];
@@ -447,42 +538,8 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
         data_free(&d);
         return;
     }
-    double score = 0, rate = 0, log_sum = 0;
-    for (int i = 0; i < s->nsizes && s->sizes[i] <= n_max; ++i) {
-        double longest = 0, sc, rt;
-        if (nsizes > 0 && tune_now() > deadline)
-            break; /* out of time: search on the sizes measured so far */
-        tune_progress(s, "%s %d-bit %s: sizing n=%llu", nname, w ? 64 : 32, tune_kind_name(k),
-                      (unsigned long long)s->sizes[i]);
-        if (measure(s, &d, net, &r->start, &s->sizes[i], 1, 0, &sc, &rt, &longest, NULL) != 0)
-            break;
-        r->size_n[nsizes] = s->sizes[i];
-        r->size_best[nsizes] = r->start;
-        r->size_rate[nsizes] = r->size_start_rate[nsizes] = rt;
-        sizes[nsizes++] = s->sizes[i];
-        log_sum += log(rt);
-        rate = rt;
-        if (longest > run_limit)
-            break;
-    }
-    r->tuned = 1;
-    r->tried = 1;
-    r->nsizes = nsizes;
-    if (nsizes == 0) {
-        /* Even the starting point failed (reported): keep it, searching on the smallest size. */
-        r->size_n[0] = s->sizes[0];
-        r->size_best[0] = r->start;
-        r->size_rate[0] = r->size_start_rate[0] = 0;
-        r->nsizes = 1;
-        sizes[nsizes++] = s->sizes[0];
-        r->failed++;
-        s->failures++;
-    } else {
-        score = exp(log_sum / nsizes);
-        r->start_rate = r->best_rate = rate;
-    }
-    r->rate_n = sizes[nsizes - 1];
-    int rc;
+    double score = 0, rate = 0;
+    nsizes = search_sizes(s, r, &d, net, w, k, deadline, n_max, sizes, &score, &rate);
     double best_score = score;
     if (s->o->verbose)
         say(s, "  %s %d-bit %s start wg_size=%u vec_step=%u tile=%u keys_per_item=%u: %.1f "
@@ -516,41 +573,7 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
                 *axis(&p, a) = v;
                 if (same_params(&p, &r->best) || (a <= 1 && p.wg_size > p.tile / 2))
                     continue;
-                tune_progress(s, "%s %d-bit %s: %s=%u (%u tried)", nname, w ? 64 : 32,
-                              tune_kind_name(k), axis_names[a], v, r->tried);
-                double sc, rt, rates[TUNE_MAX_SIZES];
-                rc = measure(s, &d, net, &p, sizes, nsizes, best_score, &sc, &rt, NULL, rates);
-                if (rc == 1) {
-                    r->rejected++;
-                    if (s->o->verbose) {
-                        char err[256];
-                        say(s, "  %s %d-bit %s %s=%u: out of range here (%s)", nname,
-                            w ? 64 : 32, tune_kind_name(k), axis_names[a], v,
-                            short_error(s, err, sizeof err));
-                    }
-                    continue;
-                }
-                r->tried++;
-                if (rc < 0) {
-                    r->failed++;
-                    s->failures++;
-                    continue;
-                }
-                if (s->o->verbose)
-                    say(s, "  %s %d-bit %s wg_size=%u vec_step=%u tile=%u keys_per_item=%u: "
-                           "%.1f Mkeys/s%s",
-                        nname, w ? 64 : 32, tune_kind_name(k), p.wg_size, p.vec_step, p.tile,
-                        p.keys_per_item, rt / 1e6, sc == 0 ? " (far behind; stopped)" : "");
-                if (sc > best_score * 1.02) { /* 2%: not noise */
-                    best_score = sc;
-                    r->best = p;
-                    r->best_rate = rt;
-                }
-                for (int i = 0; i < nsizes; ++i) /* 0: not measured there (far behind) */
-                    if (rates[i] > r->size_rate[i] * 1.02) {
-                        r->size_rate[i] = rates[i];
-                        r->size_best[i] = p;
-                    }
+                search_try(s, r, &d, net, w, k, &p, a, v, sizes, nsizes, &best_score);
             }
         }
         if (same_params(&before, &r->best))
