@@ -1,7 +1,7 @@
 /* fuzz_records.c - libFuzzer harness for the clsort tool's record handling: key extraction at
  * any offset (cli_key_ordinal), sorting a chunk of records as (key, index) pairs and putting ties
  * back in input order (cli_chunk_sort, order_ties), and the streaming order check of -c
- * (cli_check_input). tools/clsort/clsort_records.c is compiled unchanged; the library calls it
+ * (cli_check_input). tools/lib/clsort_records.c is compiled unchanged; the library calls it
  * makes are stubbed here by the library's own host sort (host/execution/hostsort.c) followed by a deliberate
  * reversal of every run of equal keys, as an unstable device network might leave them.
  *

@@ -1,6 +1,6 @@
 /* mpi_args.c - option parsing for clsort-mpi. The options are clsort's, minus those that have no
  * meaning for a job of many ranks (standard input and output, -c, -S, -T, progress). The options
- * both tools have are taken by tools/common's cli_shared_option, so that they mean the same and
+ * both tools have are taken by tools/lib's cli_shared_option, so that they mean the same and
  * say the same in both. */
 #include "mpi_args.h"
 

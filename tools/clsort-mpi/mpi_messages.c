@@ -1,4 +1,4 @@
-/* mpi_messages.c - clsort-mpi's sink for the messages of tools/common (clsort_messages.h), which
+/* mpi_messages.c - clsort-mpi's sink for the messages of tools/lib (clsort_messages.h), which
  * the shared record and file code reports through: the first error of a rank is kept, and after
  * the ranks agree on a failure exactly one rank prints it, so a failing job says one line however
  * many ranks saw the problem. Every line goes out in one write, so lines of different ranks that

@@ -1,4 +1,4 @@
-/* mpi_messages.h - clsort-mpi's sink for the messages of tools/common (clsort_messages.h): a
+/* mpi_messages.h - clsort-mpi's sink for the messages of tools/lib (clsort_messages.h): a
  * "clsort-mpi: rank R: " prefix, and errors held back so that a failure shows as one line. */
 #ifndef MPI_MESSAGES_H
 #define MPI_MESSAGES_H

@@ -270,24 +270,15 @@ static void *prefetch_main(void *arg)
 /* Writes a sorted chunk as a new run. */
 static int write_run(ext_state *x, const cli_chunk *c)
 {
-    cli_writer w;
-    int rc = cli_writer_open_run(&w, x->o->tmpdir, OUT_BUF_BYTES);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    rc = cli_chunk_write(&w, &x->ks, c);
-    if (rc != CLI_EXIT_OK) {
-        cli_writer_abort(&w);
-        return rc;
-    }
-    int fd = -1;
-    const uint64_t bytes = w.written + w.len;
-    rc = cli_writer_commit(&w, &fd);
-    x->run_write_ns += w.write_ns;
+    uint64_t bytes = 0, write_ns = 0;
+    const int rc = cli_runs_add_chunk(&x->runs, x->o->tmpdir, &x->ks, c, OUT_BUF_BYTES, &bytes,
+                                      &write_ns);
+    x->run_write_ns += write_ns;
     if (rc != CLI_EXIT_OK)
         return rc;
     x->run_bytes += bytes;
     x->runs_made += 1;
-    return cli_runs_add(&x->runs, fd, bytes);
+    return rc;
 }
 
 /* ---- Driver --------------------------------------------------------------------------------- */

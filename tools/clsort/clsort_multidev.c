@@ -104,24 +104,6 @@ static size_t md_run_records(const cli_run_request *rq, md_worker *w, size_t nd,
     return n ? (size_t)n : 1;
 }
 
-static int md_write_run(cli_run_set *runs, const char *tmpdir, const cli_keyspec *ks,
-                        const cli_chunk *c)
-{
-    cli_writer w;
-    int rc = cli_writer_open_run(&w, tmpdir, MD_BUF_BYTES);
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    rc = cli_chunk_write(&w, ks, c);
-    if (rc != CLI_EXIT_OK) {
-        cli_writer_abort(&w);
-        return rc;
-    }
-    int fd = -1;
-    const uint64_t bytes = w.written + w.len;
-    rc = cli_writer_commit(&w, &fd);
-    return rc != CLI_EXIT_OK ? rc : cli_runs_add(runs, fd, bytes);
-}
-
 /* fn on each of the n items (of `size` bytes), on a thread each where one can be started (th:
  * n slots), else here; returns when all are done. */
 static void md_run_each_thread(void *items, size_t size, size_t n, pthread_t *th,
@@ -261,7 +243,8 @@ static int md_sort_rounds(const cli_opts *o)
             if (rc == CLI_EXIT_OK && w[d].rc != CLI_EXIT_OK)
                 rc = w[d].rc;
             if (rc == CLI_EXIT_OK && (w[d].chunk.n > 0 || nruns == 0)) {
-                rc = md_write_run(&runs, o->tmpdir, &ks, &w[d].chunk);
+                rc = cli_runs_add_chunk(&runs, o->tmpdir, &ks, &w[d].chunk, MD_BUF_BYTES, NULL,
+                                        NULL);
                 ++nruns;
             }
         }

@@ -158,24 +158,6 @@ static int slot_collect(pipe_state *p, unsigned s)
     return CLI_EXIT_OK;
 }
 
-/* Big-endian keys: the device sorts the library's little-endian types. */
-static void swap_keys(unsigned char *p, size_t n, size_t key_size)
-{
-    for (size_t i = 0; i < n; ++i, p += key_size) {
-        if (key_size == 4) {
-            uint32_t x;
-            memcpy(&x, p, 4);
-            x = cli_bswap32(x);
-            memcpy(p, &x, 4);
-        } else {
-            uint64_t x;
-            memcpy(&x, p, 8);
-            x = cli_bswap64(x);
-            memcpy(p, &x, 8);
-        }
-    }
-}
-
 /* Without a known input size (standard input, a pipe among the files) the device buffer starts
  * at one turn of the ring (4 chunks: 64 MiB by default) and doubles as the run grows, up to the
  * run size, so that a small stream does not reserve a whole run of device memory.
@@ -210,7 +192,7 @@ static int grow_buffer(pipe_state *p, size_t n)
 static void swap_after_read(void *user, unsigned char *buf, size_t got)
 {
     const pipe_state *const p = user;
-    swap_keys(buf, got / p->ks->key_size, p->ks->key_size);
+    cli_swap_keys(buf, got / p->ks->key_size, p->ks->key_size, p->ks->key_size);
 }
 
 static int enqueue_upload(pipe_state *p, unsigned s, size_t at, size_t keys)
@@ -367,7 +349,7 @@ static int fill_run(pipe_state *p, size_t *n_out, int *eof)
         }
         const size_t keys = (size_t)got / K;
         if (keys && p->ks->big_endian)
-            swap_keys(p->slot[s], keys, K);
+            cli_swap_keys(p->slot[s], keys, K, K);
         p->st->read_ns += cli_now_ns() - t0;
         p->st->read_bytes += (uint64_t)got;
         if (keys) {
@@ -419,18 +401,8 @@ static int sort_run(pipe_state *p, size_t n, int eof)
     uint64_t sort_ns = cli_now_ns() - t0;
     cli_watch_aborts(); /* after the compiler's crash handlers, if this sort built kernels */
     if (rc != CLSORT_OK) {
-        /* One line, as the host-memory path says it; the rest (a build log) only with -v. */
-        const char *detail = clsort_last_error(p->ctx);
-        const char *nl = strchr(detail, '\n');
-        const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
-        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s%s", n,
-                  clsort_type_name(p->ks->type), clsort_strerror(rc), first ? " (" : "", first,
-                  detail, first ? ")" : "",
-                  rc == CLSORT_ERR_OUT_OF_MEMORY ? "; a smaller --buffer-size makes smaller runs"
-                                                 : "");
-        if (nl && nl[1])
-            cli_info(2, "details:\n%s", nl + 1);
-        return CLI_EXIT_DEVICE;
+        /* One line, as the host-memory path says it. */
+        return cli_report_sort_error(p->ctx, rc, n, p->ks->type);
     }
     if (err != CL_SUCCESS)
         return report_cl("clWaitForEvents", "the sort", err);
@@ -556,7 +528,7 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
             const size_t first = j * p->chunk_records;
             size_t keys = n - first < p->chunk_records ? n - first : p->chunk_records;
             if (p->ks->big_endian)
-                swap_keys(p->slot[s], keys, K);
+                cli_swap_keys(p->slot[s], keys, K, K);
             if (p->ks->unique)
                 keys = drop_repeats(p->slot[s], keys, K, last, &have_last);
             cli_wpool_post(pool, s, p->slot[s], keys * K, off);
@@ -590,7 +562,7 @@ static int drain_run(pipe_state *p, size_t n, cli_writer *w, uint64_t *write_ns)
         size_t keys = n - first < p->chunk_records ? n - first : p->chunk_records;
         const uint64_t t0 = cli_now_ns();
         if (p->ks->big_endian)
-            swap_keys(p->slot[s], keys, K);
+            cli_swap_keys(p->slot[s], keys, K, K);
         if (p->ks->unique)
             keys = drop_repeats(p->slot[s], keys, K, last, &have_last);
         rc = cli_writer_put(w, p->slot[s], keys * K);

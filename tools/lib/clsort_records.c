@@ -132,9 +132,7 @@ static void order_ties(cli_chunk *c, const cli_keyspec *ks)
     }
 }
 
-/* Big-endian keys: the device sorts the library's little-endian types, so keys are swapped into
- * that order (and records of key size back again afterwards). */
-static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size)
+void cli_swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size)
 {
     for (size_t i = 0; i < n; ++i, p += stride) {
         if (key_size == 2) {
@@ -155,6 +153,21 @@ static void swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size
     }
 }
 
+int cli_report_sort_error(clsort_ctx *ctx, int rc, size_t n, clsort_type type)
+{
+    /* One line, out of memory included (the hint is part of it); the rest of the library's
+     * message (a build log, say) only with -v. */
+    const char *detail = clsort_last_error(ctx);
+    const char *nl = strchr(detail, '\n');
+    const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
+    cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s%s", n, clsort_type_name(type),
+              clsort_strerror(rc), first ? " (" : "", first, detail, first ? ")" : "",
+              rc == CLSORT_ERR_OUT_OF_MEMORY ? "; a smaller --buffer-size makes smaller runs" : "");
+    if (nl && nl[1])
+        cli_info(2, "details:\n%s", nl + 1);
+    return CLI_EXIT_DEVICE;
+}
+
 int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo, int stable,
                    cli_chunk *c, cli_sort_stats *st)
 {
@@ -167,18 +180,18 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         /* Equal keys are identical bytes here, so stability would change nothing, except where
          * --nan-largest makes different bytes equal. */
         if (ks->big_endian)
-            swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
+            cli_swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
         rc = clsort_sort(ctx, c->recs, c->n, ks->type, algo,
                          flags | (stable && ks->nan_largest ? CLSORT_STABLE : 0u));
         if (ks->big_endian)
-            swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
+            cli_swap_keys(c->recs, c->n, ks->key_size, ks->key_size);
     } else {
         const size_t R = ks->record_size, K = ks->key_size, off = ks->key_offset;
         unsigned char *const keys = c->keys;
         for (size_t i = 0; i < c->n; ++i)
             memcpy(keys + i * K, c->recs + i * R + off, K);
         if (ks->big_endian)
-            swap_keys(keys, c->n, K, K);
+            cli_swap_keys(keys, c->n, K, K);
         if (c->idx_size == 4) {
             uint32_t *const idx = c->idx;
             for (size_t i = 0; i < c->n; ++i)
@@ -200,19 +213,7 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
     const uint64_t t1 = cli_now_ns();
     uint64_t sort_ns = t1 - t0;
     if (rc != CLSORT_OK) {
-        /* One line for the error; the rest (a build log, say) only with -v. */
-        const char *detail = clsort_last_error(ctx);
-        const char *nl = strchr(detail, '\n');
-        const int first = nl ? (int)(nl - detail) : (int)strlen(detail);
-        /* One line, out of memory included (the hint is part of it, issue 25). */
-        cli_error("sorting %zu %s keys on the device failed: %s%s%.*s%s%s", c->n,
-                  clsort_type_name(ks->type), clsort_strerror(rc), first ? " (" : "", first,
-                  detail, first ? ")" : "",
-                  rc == CLSORT_ERR_OUT_OF_MEMORY ? "; a smaller --buffer-size makes smaller runs"
-                                                 : "");
-        if (nl && nl[1])
-            cli_info(2, "details:\n%s", nl + 1);
-        return CLI_EXIT_DEVICE;
+        return cli_report_sort_error(ctx, rc, c->n, ks->type);
     }
     if (c->n < 2) {
         st->sort_ns += sort_ns;

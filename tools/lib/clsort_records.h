@@ -71,6 +71,11 @@ static inline int cli_keyspec_pairs(const cli_keyspec *ks)
     return ks->record_size != ks->key_size || ks->nextra > 0;
 }
 
+/** Swaps the byte order of n keys of key_size (4 or 8) bytes, `stride` bytes apart: big-endian
+ *  keys into the library's little-endian types before the device sorts them (and records of key
+ *  size back again afterwards). */
+void cli_swap_keys(unsigned char *p, size_t n, size_t stride, size_t key_size);
+
 /** A chunk of records in host memory and the scratch space to sort it. */
 typedef struct cli_chunk {
     unsigned char *recs; /* n records of record_size bytes */
@@ -119,6 +124,11 @@ void cli_report_sorter(const cli_sort_stats *st, const clsort_device_info *di);
 /** -v's "sort" line: keys, time and rate, where they were sorted (the device's time and
  *  transfers, or the host's), and the host's key work. */
 void cli_report_sort_time(const cli_sort_stats *st);
+
+/** Says that a sort of n keys of `type` on the device failed with the library's `rc`: one line
+ *  with the library's first line of detail and, when the device ran out of memory, the hint of a
+ *  smaller --buffer-size; the rest of the detail at -v 2. Returns CLI_EXIT_DEVICE. */
+int cli_report_sort_error(clsort_ctx *ctx, int rc, size_t n, clsort_type type);
 
 /** Sorts the chunk's records by key on the context's device: records of key size directly,
  *  others as (key, index) pairs whose ties are then put in input order, so that the order is the

@@ -277,6 +277,28 @@ int cli_runs_add(cli_run_set *x, int fd, uint64_t bytes)
     return CLI_EXIT_OK;
 }
 
+int cli_runs_add_chunk(cli_run_set *s, const char *tmpdir, const cli_keyspec *ks,
+                       const cli_chunk *c, size_t buf_size, uint64_t *bytes, uint64_t *write_ns)
+{
+    cli_writer w;
+    int rc = cli_writer_open_run(&w, tmpdir, buf_size);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    rc = cli_chunk_write(&w, ks, c);
+    if (rc != CLI_EXIT_OK) {
+        cli_writer_abort(&w);
+        return rc;
+    }
+    int fd = -1;
+    const uint64_t size = w.written + w.len;
+    rc = cli_writer_commit(&w, &fd);
+    if (write_ns)
+        *write_ns = w.write_ns;
+    if (bytes)
+        *bytes = size;
+    return rc != CLI_EXIT_OK ? rc : cli_runs_add(s, fd, size);
+}
+
 void cli_runs_close(cli_run_set *x)
 {
     for (size_t i = 0; i < x->nruns; ++i)

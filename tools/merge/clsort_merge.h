@@ -43,6 +43,13 @@ void cli_runs_init(cli_run_set *s, const char *tmpdir, const cli_keyspec *ks, si
  *  runs stays logarithmic. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing (fd closed then). */
 int cli_runs_add(cli_run_set *s, int fd, uint64_t bytes);
 
+/** Writes the sorted chunk `c` (cli_chunk_write: -u keeps the first of equal records) as a new
+ *  run: an anonymous temporary file under `tmpdir`, through a buffer of buf_size bytes, added to
+ *  the set. *bytes gets the run's size and *write_ns the writer's write time (both may be NULL).
+ *  Returns CLI_EXIT_OK or CLI_EXIT_IO (printed). */
+int cli_runs_add_chunk(cli_run_set *s, const char *tmpdir, const cli_keyspec *ks,
+                       const cli_chunk *c, size_t buf_size, uint64_t *bytes, uint64_t *write_ns);
+
 /** Merges all runs into `out` (at most fan_in at once: earlier intermediate merges as needed) and
  *  closes them. Returns CLI_EXIT_OK or CLI_EXIT_IO after printing. */
 int cli_runs_merge(cli_run_set *s, cli_writer *out);
