@@ -163,6 +163,14 @@ if [ -x "$BUILD/clsort-bench" ]; then
     check "clsort-bench: -r is not --runs (clsort's -r is --reverse)" sh -c "[ $? = 2 ] && grep -q \"unknown option '-r'\" err"
     "$BUILD/clsort-bench" -n 1 --help >out 2>err
     check "clsort-bench: -n is --runs" [ "$?" = 0 ]
+    "$BUILD/clsort-bench" -n3 --help >out 2>err
+    check "clsort-bench: -n3 is --runs 3, as getopt takes it" [ "$?" = 0 ]
+    "$BUILD/clsort-bench" --runs 0 >out 2>err
+    check "clsort-bench: a bad value names the option as given" \
+        sh -c "[ $? = 2 ] && grep -q \"^clsort-bench: invalid argument '0' for --runs\" err"
+    "$BUILD/clsort-bench" extra --help >out 2>err
+    check "clsort-bench: an operand is refused where it stands" \
+        sh -c "[ $? = 2 ] && grep -q \"unknown option 'extra'\" err"
 fi
 
 # ---- Input and output errors (exit 3) -----------------------------------------------------------

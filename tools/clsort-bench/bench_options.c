@@ -1,10 +1,13 @@
 /* bench_options.c - clsort-bench's command line: the usage text, the defaults and the parser. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "clsort_messages.h"
+#include "clsort_options.h"
 
 static const bench_type bench_pair_types[] = {
     { "pairs32", CLSORT_U32, 4 },
@@ -159,138 +162,130 @@ void bench_set_defaults(bench_opts *o)
     o->seg_mixes = 7;
 }
 
-/* Is `name` (as given, short or long) the option `s` or `l`? */
-static int is_opt(const char *name, const char *s, const char *l)
-{
-    return (s && strcmp(name, s) == 0) || strcmp(name, l) == 0;
-}
+/* The long options; those without a letter get a value from 256 up. */
+enum {
+    OPT_NO_CPU = 256, OPT_HOST_ALLOC, OPT_TOPK, OPT_SEGMENTS, OPT_STABLE, OPT_TOPK_SCALE,
+    OPT_SEG_LOG, OPT_SEG_SIZES, OPT_SEG_MIXES, OPT_MIN_LOG, OPT_MAX_LOG, OPT_TP_MAX_LOG,
+    OPT_CPU_MAX_LOG, OPT_CSV, OPT_SEED
+};
+static const struct option bench_long_opts[] = {
+    { "device", required_argument, NULL, 'd' },
+    { "types", required_argument, NULL, 't' },
+    { "algos", required_argument, NULL, 'a' },
+    { "runs", required_argument, NULL, 'n' },
+    { "list-devices", no_argument, NULL, 'l' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { "version", no_argument, NULL, 'V' },
+    { "no-cpu", no_argument, NULL, OPT_NO_CPU },
+    { "host-alloc", no_argument, NULL, OPT_HOST_ALLOC },
+    { "topk", no_argument, NULL, OPT_TOPK },
+    { "segments", no_argument, NULL, OPT_SEGMENTS },
+    { "stable", no_argument, NULL, OPT_STABLE },
+    { "topk-scale", required_argument, NULL, OPT_TOPK_SCALE },
+    { "seg-log", required_argument, NULL, OPT_SEG_LOG },
+    { "seg-sizes", required_argument, NULL, OPT_SEG_SIZES },
+    { "seg-mixes", required_argument, NULL, OPT_SEG_MIXES },
+    { "min-log", required_argument, NULL, OPT_MIN_LOG },
+    { "max-log", required_argument, NULL, OPT_MAX_LOG },
+    { "transposition-max-log", required_argument, NULL, OPT_TP_MAX_LOG },
+    { "cpu-max-log", required_argument, NULL, OPT_CPU_MAX_LOG },
+    { "csv", required_argument, NULL, OPT_CSV },
+    { "seed", required_argument, NULL, OPT_SEED },
+    { NULL, 0, NULL, 0 }
+};
+/* "+": the first operand ends the options (clsort-bench takes none: it is an error there). */
+#define BENCH_SHORT_OPTS "+:d:t:a:n:lqhV"
 
-/* The options without a value. Returns 1 when `name` is one (taken), 2 for --help and --version
+/* The options without a value. Returns 1 when `c` is one (taken), 2 for --help and --version
  * (printed: exit 0), 0 when it is not one of them. */
-static int take_flag(const char *name, bench_opts *o)
+static int take_flag(int c, bench_opts *o)
 {
-    if (is_opt(name, "-h", "--help")) {
-        print_usage(stdout);
-        return 2;
-    }
-    if (is_opt(name, "-V", "--version")) {
+    switch (c) {
+    case 'h': print_usage(stdout); return 2;
+    case 'V':
         printf("clsort-bench %s (library %s)\n", CLSORT_VERSION_STRING, clsort_version_string());
         return 2;
+    case 'q': o->quiet = 1; break;
+    case 'l': o->list_devices = 1; break;
+    case OPT_NO_CPU: o->no_cpu = 1; break;
+    case OPT_HOST_ALLOC: o->host_alloc = 1; break;
+    case OPT_TOPK: o->topk = 1; break;
+    case OPT_SEGMENTS: o->segments = 1; break;
+    case OPT_STABLE: o->seg_stable = 1; break;
+    default: return 0;
     }
-    if (is_opt(name, "-q", "--quiet"))
-        o->quiet = 1;
-    else if (is_opt(name, "-l", "--list-devices"))
-        o->list_devices = 1;
-    else if (is_opt(name, NULL, "--no-cpu"))
-        o->no_cpu = 1;
-    else if (is_opt(name, NULL, "--host-alloc"))
-        o->host_alloc = 1;
-    else if (is_opt(name, NULL, "--topk"))
-        o->topk = 1;
-    else if (is_opt(name, NULL, "--segments"))
-        o->segments = 1;
-    else if (is_opt(name, NULL, "--stable"))
-        o->seg_stable = 1;
-    else
-        return 0;
     return 1;
 }
 
-/* Whether `name` takes a value (take_value's options). */
-static int needs_value(const char *name)
+/* The options with a value. Returns 0 (taken) or -1 for a bad value. */
+static int take_value(int c, const char *val, bench_opts *o)
 {
-    static const char *const names[] = {
-        "-d", "--device", "-t", "--types", "-a", "--algos", "--topk-scale", "--seg-log",
-        "--seg-sizes", "--seg-mixes", "--min-log", "--max-log", "--transposition-max-log",
-        "--cpu-max-log", "-n", "--runs", "--csv", "--seed"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (strcmp(name, names[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* The options with a value. Returns 0 (taken), -1 for a bad value, 1 when `name` is not one. */
-static int take_value(const char *name, const char *val, bench_opts *o)
-{
-    if (is_opt(name, "-d", "--device")) {
-        o->device = val;
-        return 0;
-    }
-    if (is_opt(name, "-t", "--types"))
-        return o->types_given = 1, parse_types(o, val);
-    if (is_opt(name, "-a", "--algos"))
-        return o->algos_given = 1, parse_algos(o, val);
-    if (is_opt(name, NULL, "--topk-scale"))
-        return parse_int(val, 0, 24, &o->topk_scale);
-    if (is_opt(name, NULL, "--seg-log"))
-        return parse_int(val, 1, 32, &o->seg_log);
-    if (is_opt(name, NULL, "--seg-sizes"))
-        return parse_seg_sizes(o, val);
-    if (is_opt(name, NULL, "--seg-mixes"))
-        return parse_seg_mixes(o, val);
-    if (is_opt(name, NULL, "--min-log"))
-        return parse_int(val, 1, 40, &o->min_log);
-    if (is_opt(name, NULL, "--max-log"))
-        return parse_int(val, 1, 40, &o->max_log);
-    if (is_opt(name, NULL, "--transposition-max-log"))
-        return parse_int(val, 1, 40, &o->transposition_max_log);
-    if (is_opt(name, NULL, "--cpu-max-log"))
-        return parse_int(val, 1, 40, &o->cpu_max_log);
-    if (is_opt(name, "-n", "--runs"))
-        return parse_int(val, 1, BENCH_MAX_RUNS, &o->runs);
-    if (is_opt(name, NULL, "--csv")) {
-        o->csv = val;
-        return 0;
-    }
-    if (is_opt(name, NULL, "--seed")) {
+    switch (c) {
+    case 'd': o->device = val; return 0;
+    case 't': return o->types_given = 1, parse_types(o, val);
+    case 'a': return o->algos_given = 1, parse_algos(o, val);
+    case 'n': return parse_int(val, 1, BENCH_MAX_RUNS, &o->runs);
+    case OPT_TOPK_SCALE: return parse_int(val, 0, 24, &o->topk_scale);
+    case OPT_SEG_LOG: return parse_int(val, 1, 32, &o->seg_log);
+    case OPT_SEG_SIZES: return parse_seg_sizes(o, val);
+    case OPT_SEG_MIXES: return parse_seg_mixes(o, val);
+    case OPT_MIN_LOG: return parse_int(val, 1, 40, &o->min_log);
+    case OPT_MAX_LOG: return parse_int(val, 1, 40, &o->max_log);
+    case OPT_TP_MAX_LOG: return parse_int(val, 1, 40, &o->transposition_max_log);
+    case OPT_CPU_MAX_LOG: return parse_int(val, 1, 40, &o->cpu_max_log);
+    case OPT_CSV: o->csv = val; return 0;
+    case OPT_SEED: {
         char *end;
         errno = 0;
         o->seed = strtoull(val, &end, 0);
         return errno || end == val || *end ? -1 : 0;
     }
-    return 1;
+    default: return -1;
+    }
+}
+
+/* The option whose value getopt just took, as the user wrote it ("-n", "--runs"). */
+static void option_as_given(char **argv, int c, char *name, size_t cap)
+{
+    const char *el =
+        optarg == argv[optind - 1] && optind >= 2 ? argv[optind - 2] : argv[optind - 1];
+    if (strncmp(el, "--", 2) == 0) {
+        const size_t len = strcspn(el, "=");
+        snprintf(name, cap, "%.*s", (int)(len < cap ? len : cap - 1), el);
+    } else {
+        snprintf(name, cap, "-%c", c);
+    }
 }
 
 int bench_parse_args(int argc, char **argv, bench_opts *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *const arg = argv[i];
-        const char *val = NULL;
-        char name[64];
-        const char *const eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-        const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        if (len >= sizeof name) {
-            fprintf(stderr, "clsort-bench: unknown option '%s' (see clsort-bench --help)\n", arg);
-            return -1;
-        }
-        memcpy(name, arg, len);
-        name[len] = '\0';
-        if (eq)
-            val = eq + 1;
-        const int flag = eq ? 0 : take_flag(name, o);
+    cli_set_program_name("clsort-bench");
+    opterr = 0;
+    const char *given;
+    int c;
+    while ((c = cli_next_option(argc, argv, BENCH_SHORT_OPTS, bench_long_opts, &given)) != -1) {
+        const int flag = take_flag(c, o);
         if (flag == 2)
             return 1;
         if (flag == 1)
             continue;
-        /* The value: after '=', else the next argument. */
-        if (!val && needs_value(name)) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "clsort-bench: option '%s' requires an argument (see "
-                                "clsort-bench --help)\n",
-                        name);
-                return -1;
-            }
-            val = argv[++i];
-        }
-        const int r = val ? take_value(name, val, o) : 1;
-        if (r == 1) {
-            fprintf(stderr, "clsort-bench: unknown option '%s' (see clsort-bench --help)\n", arg);
+        if (c == ':' || c == '?') { /* said as every tool says it (clsort_options.h) */
+            cli_shared_opts so;
+            cli_shared_opts_init(&so);
+            cli_shared_option(c, given, "clsort-bench", &so);
             return -1;
         }
-        if (r != 0) {
-            fprintf(stderr, "clsort-bench: invalid argument '%s' for %s\n", val, name);
+        if (take_value(c, optarg, o) != 0) {
+            char name[64];
+            option_as_given(argv, c, name, sizeof name);
+            cli_error("invalid argument '%s' for %s", optarg, name);
             return -1;
         }
+    }
+    if (optind < argc) {
+        cli_error("unknown option '%s' (see clsort-bench --help)", argv[optind]);
+        return -1;
     }
     if (o->segments && !o->algos_given) parse_algos(o, "auto");
     if (o->topk && !o->types_given) parse_types(o, "u32,f32");
