@@ -168,32 +168,22 @@ enum {
     OPT_SEG_LOG, OPT_SEG_SIZES, OPT_SEG_MIXES, OPT_MIN_LOG, OPT_MAX_LOG, OPT_TP_MAX_LOG,
     OPT_CPU_MAX_LOG, OPT_CSV, OPT_SEED
 };
+#define ARG(name, val) { name, required_argument, NULL, val }
+#define FLAG(name, val) { name, no_argument, NULL, val }
 static const struct option bench_long_opts[] = {
-    { "device", required_argument, NULL, 'd' },
-    { "types", required_argument, NULL, 't' },
-    { "algos", required_argument, NULL, 'a' },
-    { "runs", required_argument, NULL, 'n' },
-    { "list-devices", no_argument, NULL, 'l' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },
-    { "version", no_argument, NULL, 'V' },
-    { "no-cpu", no_argument, NULL, OPT_NO_CPU },
-    { "host-alloc", no_argument, NULL, OPT_HOST_ALLOC },
-    { "topk", no_argument, NULL, OPT_TOPK },
-    { "segments", no_argument, NULL, OPT_SEGMENTS },
-    { "stable", no_argument, NULL, OPT_STABLE },
-    { "topk-scale", required_argument, NULL, OPT_TOPK_SCALE },
-    { "seg-log", required_argument, NULL, OPT_SEG_LOG },
-    { "seg-sizes", required_argument, NULL, OPT_SEG_SIZES },
-    { "seg-mixes", required_argument, NULL, OPT_SEG_MIXES },
-    { "min-log", required_argument, NULL, OPT_MIN_LOG },
-    { "max-log", required_argument, NULL, OPT_MAX_LOG },
-    { "transposition-max-log", required_argument, NULL, OPT_TP_MAX_LOG },
-    { "cpu-max-log", required_argument, NULL, OPT_CPU_MAX_LOG },
-    { "csv", required_argument, NULL, OPT_CSV },
-    { "seed", required_argument, NULL, OPT_SEED },
+    ARG("device", 'd'), ARG("types", 't'), ARG("algos", 'a'), ARG("runs", 'n'),
+    FLAG("list-devices", 'l'), FLAG("quiet", 'q'), FLAG("help", 'h'), FLAG("version", 'V'),
+    FLAG("no-cpu", OPT_NO_CPU), FLAG("host-alloc", OPT_HOST_ALLOC), FLAG("topk", OPT_TOPK),
+    FLAG("segments", OPT_SEGMENTS), FLAG("stable", OPT_STABLE),
+    ARG("topk-scale", OPT_TOPK_SCALE), ARG("seg-log", OPT_SEG_LOG),
+    ARG("seg-sizes", OPT_SEG_SIZES), ARG("seg-mixes", OPT_SEG_MIXES),
+    ARG("min-log", OPT_MIN_LOG), ARG("max-log", OPT_MAX_LOG),
+    ARG("transposition-max-log", OPT_TP_MAX_LOG), ARG("cpu-max-log", OPT_CPU_MAX_LOG),
+    ARG("csv", OPT_CSV), ARG("seed", OPT_SEED),
     { NULL, 0, NULL, 0 }
 };
+#undef ARG
+#undef FLAG
 /* "+": the first operand ends the options (clsort-bench takes none: it is an error there). */
 #define BENCH_SHORT_OPTS "+:d:t:a:n:lqhV"
 
