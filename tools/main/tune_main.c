@@ -345,6 +345,27 @@ static void print_summary(const tune_state *s, const char *where, double secs)
         fprintf(f, "config written to %s\n", where);
 }
 
+/* The sizes the search measures and the repetitions of each measurement (--quick: fewer). */
+static void choose_sizes(tune_state *s)
+{
+    if (s->o->quick) {
+        s->sizes[0] = 1u << 15;
+        s->sizes[1] = 1u << 17;
+        s->nsizes = 2;
+        s->reps = 2;
+        return;
+    }
+    s->sizes[0] = 1u << 16;
+    s->sizes[1] = 1u << 20;
+    s->sizes[2] = 1u << 24;
+    s->nsizes = 3;
+    /* The largest size that fits comfortably: 2^26 where the device has 16 GiB or more
+     * (tune_search halves it further where one allocation cannot hold it). */
+    if (s->info.global_mem >= ((uint64_t)16 << 30))
+        s->sizes[s->nsizes++] = 1u << 26;
+    s->reps = 3;
+}
+
 int main(int argc, char **argv)
 {
     cli_set_program_name("clsort-tune");
@@ -385,23 +406,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "clsort-tune: writing to %s\n", where);
     }
 
-    /* Sizes and budgets. */
-    if (o.quick) {
-        s.sizes[0] = 1u << 15;
-        s.sizes[1] = 1u << 17;
-        s.nsizes = 2;
-        s.reps = 2;
-    } else {
-        s.sizes[0] = 1u << 16;
-        s.sizes[1] = 1u << 20;
-        s.sizes[2] = 1u << 24;
-        s.nsizes = 3;
-        /* The largest size that fits comfortably: 2^26 where the device has 16 GiB or more
-         * (tune_search halves it further where one allocation cannot hold it). */
-        if (s.info.global_mem >= ((uint64_t)16 << 30))
-            s.sizes[s.nsizes++] = 1u << 26;
-        s.reps = 3;
-    }
+    choose_sizes(&s);
     const double total = o.budget > 0 ? o.budget : o.quick ? 95.0 : 540.0;
     const double search_end = s.t_start + total * 0.72, auto_end = s.t_start + total * 0.87,
                  host_end = s.t_start + total;
