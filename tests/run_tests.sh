@@ -9,8 +9,10 @@
 # 1); CLSORT_TEST_TIMEOUT (seconds per program, default 900; test_segments 1800, and 3600 with
 # CLSORT_TEST_LONG=1, as `make check-long` sets); CLSORT_TEST_ONLY (a pattern: run only the
 # programs whose name has it);
-# CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core;
-# check_gpu.sh runs several at once on a GPU machine, where the host's cores sit idle otherwise).
+# CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core
+# once its kernels are built, but PoCL builds them on one core, so `make test` runs two at once
+# where there are two cores; check_gpu.sh runs several at once on a GPU machine, where the host's
+# cores sit idle otherwise); CLSORT_TEST_SH_SERIAL=1 runs the shell suites one at a time.
 # With more than one job, each program's output is printed whole when it ends, in suite order.
 
 BUILD=${BUILD:-build}
@@ -188,7 +190,13 @@ if [ -z "$CLSORT_TEST_ONLY" ] || case header_check in *"$CLSORT_TEST_ONLY"*) tru
     run_one header_check header_check
 fi
 
-# 3. The CLI tests, then any other suites added as tests/*.sh.
+# 3. The CLI tests, then any other suites added as tests/*.sh. With CLSORT_TEST_SH_SERIAL=1
+# (make test) the test programs above run CLSORT_TEST_JOBS at a time but these one at a time:
+# several of them time signals and pipes, which a loaded machine makes late.
+if [ "${CLSORT_TEST_SH_SERIAL:-}" = 1 ]; then
+    run_queue
+    jobs=1
+fi
 if [ -z "$CLSORT_TEST_ONLY" ]; then
     if [ -f tests/cli/run_cli_tests.sh ]; then
         queue_one run_cli_tests sh tests/cli/run_cli_tests.sh
