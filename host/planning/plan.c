@@ -74,7 +74,11 @@ static uint64_t radix_local_bytes(const clsort__radix_plan *rp, size_t key_bytes
                                   int index_bytes)
 {
     const uint64_t tile = (uint64_t)rp->wg * rp->items, digits = 1u << rp->bits;
-    return tile * key_bytes + (pairs ? 2 * tile : 0) + (16u + (rp->pad ? 1u : 0u)) * rp->wg * 4u +
+    /* The splits' counters, or the multisplit's per-warp counters (and its emulated match's
+     * slots). */
+    const uint64_t counters = rp->match ? (rp->wg / 32u) * digits * 4u + (rp->match == 2 ? rp->wg * 4u : 0u)
+                                        : (16u + (rp->pad ? 1u : 0u)) * rp->wg * 4u;
+    return tile * key_bytes + (pairs ? 2 * tile : 0) + counters +
            (rp->wg + 17u) * (uint64_t)index_bytes + digits * ((uint64_t)index_bytes + 4u);
 }
 
@@ -113,8 +117,20 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     env = getenv("CLSORT_RADIX_PAD");
     if (env && *env)
         rp->pad = strtoul(env, NULL, 10) != 0;
+    /* The scatter's ranking: NVIDIA's compiler takes inline PTX, so its GPUs rank a warp's keys
+     * at once (match.any.sync); every other device splits in local memory. CLSORT_RADIX_MATCH
+     * (tests, experiments, read at each call): 0 the splits, 1 the PTX (NVIDIA only), 2 the
+     * multisplit with an emulated match (any device). The multisplit needs whole warps. */
+    rp->match = gpu && strstr(ctx->dev.vendor, "NVIDIA") ? 1 : 0;
+    env = getenv("CLSORT_RADIX_MATCH");
+    if (env && *env && env[0] >= '0' && env[0] <= '2' && !env[1])
+        rp->match = env[0] - '0';
+    if (rp->wg % 32u)
+        rp->match = 0;
+    rp->rake = rp->match != 0;
     env = getenv("CLSORT_RADIX_RAKE");
-    rp->rake = env && *env && strtoul(env, NULL, 10) != 0;
+    if (env && *env)
+        rp->rake = strtoul(env, NULL, 10) != 0;
     env = getenv("CLSORT_RADIX_GROUPS_PER_CU");
     v = env && *env ? strtoul(env, NULL, 10) : 0;
     if (v >= 1 && v <= 1024)
