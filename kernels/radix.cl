@@ -26,7 +26,7 @@
 #define RX_WG 64             /* work-items of every radix launch; a power of two */
 #endif
 #ifndef RX_ITEMS
-#define RX_ITEMS 4           /* keys a work-item ranks per tile, at most 16 */
+#define RX_ITEMS 4           /* keys a work-item ranks per tile: at most 16 (splits), 32 */
 #endif
 #ifndef RX_MATCH
 #define RX_MATCH 0           /* the scatter's ranking: 0 splits, 1 PTX multisplit, 2 emulated */

@@ -167,7 +167,7 @@ static void test_buffer_stable(clsort_ctx *ctx)
 
 /* The warp multisplit ranking (radix.cl, RX_MATCH): NVIDIA GPUs run it through PTX; here its
  * emulated form (CLSORT_RADIX_MATCH=2) checks the scheme on any device: u32 pairs stable around
- * the tile sizes, few distinct keys and random ones, and 8-byte keys. */
+ * the tile sizes, few distinct keys and random ones, 32 keys a work-item, and 8-byte keys. */
 static void test_multisplit(clsort_ctx *ctx)
 {
     setenv("CLSORT_RADIX_MATCH", "2", 1);
@@ -183,13 +183,23 @@ static void test_multisplit(clsort_ctx *ctx)
                  few ? "few keys" : "random", clsort_status_name(rc));
             data_free(&d);
         }
+    /* 32 keys a work-item: the multisplit's largest tile. */
+    setenv("CLSORT_RADIX_ITEMS", "32", 1);
+    data d;
+    data_make(&d, 9001, 30, T_FEW);
+    int rc = clsort_sort_pairs(ctx, d.keys, d.vals, 4, d.n, CLSORT_U32, CLSORT_RADIX, 0);
+    t_ok(rc == CLSORT_OK && data_sorted(&d, 1),
+         "multisplit ranking, 32 keys a work-item: %zu u32 pairs sorted and stable (%s)", d.n,
+         clsort_status_name(rc));
+    data_free(&d);
+    unsetenv("CLSORT_RADIX_ITEMS");
     const size_t n = 50001;
     uint64_t *k = t_xmalloc(n * 8), *ref = t_xmalloc(n * 8);
     t_rng r = t_rng_for(31, n, 0, 0);
     t_fill(CLSORT_U64, T_RANDOM, k, n, &r);
     memcpy(ref, k, n * 8);
     t_ref_sort(CLSORT_U64, ref, n, 1);
-    const int rc = clsort_sort(ctx, k, n, CLSORT_U64, CLSORT_RADIX, CLSORT_DESCENDING);
+    rc = clsort_sort(ctx, k, n, CLSORT_U64, CLSORT_RADIX, CLSORT_DESCENDING);
     t_ok(rc == CLSORT_OK && t_first_diff(CLSORT_U64, k, ref, n) == n,
          "multisplit ranking: %zu u64 keys descending (%s)", n, clsort_status_name(rc));
     free(k);
