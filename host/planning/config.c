@@ -167,7 +167,7 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
         {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20},
         {(uint64_t)1 << 22, (uint64_t)1 << 20, (uint64_t)1 << 20},
         {(uint64_t)1 << 23, (uint64_t)1 << 22, (uint64_t)1 << 22}};
-    const int multisplit = strstr(dev->vendor, "NVIDIA") != NULL;
+    const int multisplit = dev->warp_match;
     const uint64_t(*gpu_min)[CLSORT__VALKINDS] = multisplit ? match_min : split_min;
     for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
         for (int v = 0; v < CLSORT__VALKINDS; ++v)

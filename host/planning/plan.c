@@ -95,11 +95,11 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     rp->bits = kb == 1 ? 4u : 8u;
     rp->passes = rp->key_bits / rp->bits;
     rp->first_shift = 0;
-    /* The scatter's ranking: NVIDIA's compiler takes inline PTX, so its GPUs rank a warp's keys
-     * at once (match.any.sync); every other device splits in local memory. CLSORT_RADIX_MATCH
-     * (tests, experiments, read at each call): 0 the splits, 1 the PTX (NVIDIA only), 2 the
-     * multisplit with an emulated match (any device). */
-    rp->match = gpu && strstr(ctx->dev.vendor, "NVIDIA") ? 1 : 0;
+    /* The scatter's ranking: NVIDIA's compiler takes inline PTX, so its GPUs from Volta on rank
+     * a warp's keys at once (match.any.sync); every other device splits in local memory.
+     * CLSORT_RADIX_MATCH (tests, experiments, read at each call): 0 the splits, 1 the PTX
+     * (NVIDIA only), 2 the multisplit with an emulated match (any device). */
+    rp->match = ctx->dev.warp_match ? 1 : 0;
     const char *env = getenv("CLSORT_RADIX_MATCH");
     if (env && *env && env[0] >= '0' && env[0] <= '2' && !env[1])
         rp->match = env[0] - '0';
