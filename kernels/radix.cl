@@ -11,8 +11,11 @@
  * sorted keys end in the caller's buffer. Work-group g of `groups` takes tiles
  * [g * per, (g + 1) * per) of RX_TILE keys, per = ceil(tiles / groups); the counts live in
  * hist[digit * groups + g], the digits' totals after them (hist[RX_DIGITS * groups + digit]).
- * No sub-groups: the ranking goes through local memory (two stable 4-bit splits a digit of
- * 8 bits), which every OpenCL 1.2 device runs. */
+ * No sub-groups. RX_MATCH selects the scatter's ranking: 0 two stable 4-bit splits a digit in
+ * local memory, which every OpenCL 1.2 device runs; 1 a warp-level multisplit through inline
+ * PTX (match.any.sync, bar.warp.sync), which only NVIDIA's compiler takes (the host sets it for
+ * NVIDIA devices alone); 2 the same multisplit with the warp's match emulated in local memory
+ * and work-group barriers, so that any device (PoCL in the tests) checks the scheme of 1. */
 #ifndef CLSORT_RADIX_CL
 #define CLSORT_RADIX_CL
 
@@ -23,7 +26,10 @@
 #define RX_WG 64             /* work-items of every radix launch; a power of two */
 #endif
 #ifndef RX_ITEMS
-#define RX_ITEMS 4           /* keys a work-item ranks per tile, at most 16 */
+#define RX_ITEMS 4           /* keys a work-item ranks per tile: at most 16 (splits), 32 */
+#endif
+#ifndef RX_MATCH
+#define RX_MATCH 0           /* the scatter's ranking: 0 splits, 1 PTX multisplit, 2 emulated */
 #endif
 #define RX_DIGITS (1u << RADIX_BITS)
 #define RX_TILE (RX_WG * RX_ITEMS)
@@ -114,6 +120,25 @@ inline idx_t rx_group_scan(const idx_t v, __local idx_t *tmp, idx_t *total)
 #endif
 }
 
+/* base[d]: where work-group g's keys of digit d go: the keys of the digits before d, then
+ * those of d in the groups before g. */
+inline void rx_bases(__global const idx_t *restrict hist, const uint groups, const uint g,
+                     __local idx_t *base, __local idx_t *tmp)
+{
+    const uint lid = get_local_id(0);
+    const uint per = (RX_DIGITS + RX_WG - 1) / RX_WG;
+    const uint a = min(lid * per, RX_DIGITS), b = min(a + per, RX_DIGITS);
+    idx_t sum = 0;
+    for (uint d = a; d < b; ++d)
+        sum += hist[(idx_t)RX_DIGITS * groups + d];
+    idx_t total;
+    idx_t run = rx_group_scan(sum, tmp, &total);
+    for (uint d = a; d < b; ++d) {
+        base[d] = run + hist[(idx_t)d * groups + g];
+        run += hist[(idx_t)RX_DIGITS * groups + d];
+    }
+}
+
 /* The values of pair programs: read from the source buffer, written to the other. */
 #if VAL_BYTES
 #define RX_VALS_PARAMS , __global const val_type *restrict vsrc, __global val_type *restrict vdst
@@ -160,6 +185,7 @@ __kernel CLSORT_SHAPE_RADIX void radix_scan(CLSORT_ARGS_RADIX)
         hist[(idx_t)RX_DIGITS * groups + d] = total;
 }
 
+#if !RX_MATCH
 /* Private counters of 16 split digits, 8 bits each (a work-item holds at most 16 keys). */
 #define RX_COUNT(lo, hi, d) \
     ((uint)(((d) < 8u ? (lo) >> ((d) * 8u) : (hi) >> (((d) - 8u) * 8u)) & 0xFFu))
@@ -184,21 +210,7 @@ __kernel CLSORT_SHAPE_RADIX void radix_scatter(CLSORT_ARGS_RADIX)
     const uint lid = get_local_id(0), g = get_group_id(0);
     const uint mask = RX_DIGITS - 1;
 
-    /* Where this group's keys of each digit go: the digits before it, then the groups before
-     * this one. */
-    {
-        const uint per = (RX_DIGITS + RX_WG - 1) / RX_WG;
-        const uint a = min(lid * per, RX_DIGITS), b = min(a + per, RX_DIGITS);
-        idx_t sum = 0;
-        for (uint d = a; d < b; ++d)
-            sum += hist[(idx_t)RX_DIGITS * groups + d];
-        idx_t total;
-        idx_t run = rx_group_scan(sum, tmp, &total);
-        for (uint d = a; d < b; ++d) {
-            base[d] = run + hist[(idx_t)d * groups + g];
-            run += hist[(idx_t)RX_DIGITS * groups + d];
-        }
-    }
+    rx_bases(hist, groups, g, base, tmp);
     idx_t first, last;
     rx_range(n, groups, g, &first, &last);
     /* Positions past n hold a key whose order is all ones: every split puts it last. */
@@ -278,5 +290,136 @@ __kernel CLSORT_SHAPE_RADIX void radix_scatter(CLSORT_ARGS_RADIX)
         }
     }
 }
+#else /* RX_MATCH: the warp-level multisplit */
+
+#define RX_WARP 32u                      /* lanes of an NVIDIA warp: consecutive work-items */
+#define RX_WARPS (RX_WG / RX_WARP)
+#define RX_WRUN (RX_WARP * RX_ITEMS)     /* keys of a warp's run of the tile */
+
+#if RX_MATCH == 1
+/* The lanes of this warp whose d equals this lane's: one instruction on sm_70 and later. */
+inline uint rx_match(const uint d, __local uint *scratch)
+{
+    uint m;
+    asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(m) : "r"(d));
+    return m;
+}
+/* Orders the warp's local memory accesses before it against those after (the lanes of a
+ * warp need not run in lockstep since Volta). */
+#define RX_WARP_SYNC() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#else
+/* The same through local memory: every work-item of the group must call it. */
+inline uint rx_match(const uint d, __local uint *scratch)
+{
+    const uint lid = get_local_id(0), w0 = lid & ~(RX_WARP - 1u);
+    scratch[lid] = d;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint m = 0;
+    for (uint l = 0; l < RX_WARP; ++l)
+        m |= (uint)(scratch[w0 + l] == d) << l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return m;
+}
+#define RX_WARP_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+
+/* Each warp takes a run of RX_WRUN consecutive keys of the tile, lane l key j at run slot
+ * j * 32 + l (coalesced loads), and ranks them in that order against its own counters
+ * wh[warp][digit]: the lanes of equal digits find each other (match), each gets the counter
+ * plus its peers below it, and the highest peer adds their number. A scan of the counters,
+ * digit-major and warp-minor, then places every key in the tile sorted by the digit, stable. */
+__kernel CLSORT_SHAPE_RADIX void radix_scatter(CLSORT_ARGS_RADIX)
+{
+    __local key_type lk[RX_TILE];
+#if VAL_BYTES
+    __local ushort li[RX_TILE]; /* where each ranked key stood in its tile */
+#endif
+    __local uint wh[RX_WARPS * RX_DIGITS];
+    __local uint start[RX_DIGITS]; /* the first slot of each digit in the ranked tile */
+    __local idx_t tmp[RX_TMP];
+    __local idx_t base[RX_DIGITS];
+#if RX_MATCH == 2
+    __local uint scratch[RX_WG];
+#else
+    __local uint *scratch = 0;
+#endif
+    const uint lid = get_local_id(0), g = get_group_id(0);
+    const uint lane = lid % RX_WARP, w = lid / RX_WARP, below = (1u << lane) - 1u;
+    const uint mask = RX_DIGITS - 1;
+    rx_bases(hist, groups, g, base, tmp);
+    for (uint i = lid; i < RX_WARPS * RX_DIGITS; i += RX_WG)
+        wh[i] = 0;
+    idx_t first, last;
+    rx_range(n, groups, g, &first, &last);
+    /* Positions past n hold a key whose order is all ones: ranked last, never written. */
+    const key_type virt = from_order(~(key_type)0, xf);
+    volatile __local uint *h = wh + w * RX_DIGITS;
+    for (idx_t t = first; t < last; t += RX_TILE) {
+        const uint valid = (uint)min((idx_t)RX_TILE, last - t);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        key_type k[RX_ITEMS];
+        uint rk[RX_ITEMS];
+        for (uint j = 0; j < RX_ITEMS; ++j) {
+            const uint s = w * RX_WRUN + j * RX_WARP + lane;
+            k[j] = s < valid ? src[t + s] : virt;
+        }
+        for (uint j = 0; j < RX_ITEMS; ++j) {
+            const uint d = rx_digit(k[j], xf, shift, mask);
+            const uint peers = rx_match(d, scratch);
+            const uint pre = h[d];
+            RX_WARP_SYNC();
+            if ((peers >> lane) == 1u)
+                h[d] = pre + popcount(peers);
+            RX_WARP_SYNC();
+            rk[j] = pre + popcount(peers & below);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Per digit the warps' counts become their offsets within the digit, the digits'
+         * totals their first slots in the tile. */
+        {
+            const uint per = (RX_DIGITS + RX_WG - 1) / RX_WG;
+            const uint a = min(lid * per, RX_DIGITS), b = min(a + per, RX_DIGITS);
+            uint sum = 0;
+            for (uint d = a; d < b; ++d) {
+                uint run = 0;
+                for (uint x = 0; x < RX_WARPS; ++x) {
+                    const uint c = wh[x * RX_DIGITS + d];
+                    wh[x * RX_DIGITS + d] = run;
+                    run += c;
+                }
+                start[d] = run;
+                sum += run;
+            }
+            idx_t total;
+            uint run = (uint)rx_group_scan(sum, tmp, &total);
+            for (uint d = a; d < b; ++d) {
+                const uint c = start[d];
+                start[d] = run;
+                run += c;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint j = 0; j < RX_ITEMS; ++j) {
+            const uint d = rx_digit(k[j], xf, shift, mask);
+            const uint pos = start[d] + h[d] + rk[j];
+            lk[pos] = k[j];
+            IF_VALS(li[pos] = (ushort)(w * RX_WRUN + j * RX_WARP + lane);)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = lid; s < valid; s += RX_WG) {
+            const key_type key = lk[s];
+            const uint d = rx_digit(key, xf, shift, mask);
+            const idx_t to = base[d] + (s - start[d]);
+            dst[to] = key;
+            IF_VALS(vdst[to] = vsrc[t + li[s]];)
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint d = lid; d < RX_DIGITS; d += RX_WG)
+            base[d] += (d + 1 < RX_DIGITS ? start[d + 1] : RX_TILE) - start[d];
+        for (uint i = lid; i < RX_WARPS * RX_DIGITS; i += RX_WG)
+            wh[i] = 0;
+    }
+}
+#endif /* RX_MATCH */
 
 #endif /* CLSORT_RADIX_CL */

@@ -165,6 +165,48 @@ static void test_buffer_stable(clsort_ctx *ctx)
     data_free(&d);
 }
 
+/* The warp multisplit ranking (radix.cl, RX_MATCH): NVIDIA GPUs run it through PTX; here its
+ * emulated form (CLSORT_RADIX_MATCH=2) checks the scheme on any device: u32 pairs stable around
+ * the tile sizes, few distinct keys and random ones, 32 keys a work-item, and 8-byte keys. */
+static void test_multisplit(clsort_ctx *ctx)
+{
+    setenv("CLSORT_RADIX_MATCH", "2", 1);
+    static const size_t sizes[] = {31, 1000, 4097, 70001};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; ++i)
+        for (int few = 0; few < 2; ++few) {
+            data d;
+            data_make(&d, sizes[i], 20 + (unsigned)i, few ? T_FEW : T_RANDOM);
+            const int rc = clsort_sort_pairs(ctx, d.keys, d.vals, 4, d.n, CLSORT_U32,
+                                             CLSORT_RADIX, 0);
+            t_ok(rc == CLSORT_OK && data_sorted(&d, 1) && ran(ctx) == CLSORT_RADIX,
+                 "multisplit ranking: %zu u32 pairs (%s), sorted and stable (%s)", d.n,
+                 few ? "few keys" : "random", clsort_status_name(rc));
+            data_free(&d);
+        }
+    /* 32 keys a work-item: the multisplit's largest tile. */
+    setenv("CLSORT_RADIX_ITEMS", "32", 1);
+    data d;
+    data_make(&d, 9001, 30, T_FEW);
+    int rc = clsort_sort_pairs(ctx, d.keys, d.vals, 4, d.n, CLSORT_U32, CLSORT_RADIX, 0);
+    t_ok(rc == CLSORT_OK && data_sorted(&d, 1),
+         "multisplit ranking, 32 keys a work-item: %zu u32 pairs sorted and stable (%s)", d.n,
+         clsort_status_name(rc));
+    data_free(&d);
+    unsetenv("CLSORT_RADIX_ITEMS");
+    const size_t n = 50001;
+    uint64_t *k = t_xmalloc(n * 8), *ref = t_xmalloc(n * 8);
+    t_rng r = t_rng_for(31, n, 0, 0);
+    t_fill(CLSORT_U64, T_RANDOM, k, n, &r);
+    memcpy(ref, k, n * 8);
+    t_ref_sort(CLSORT_U64, ref, n, 1);
+    rc = clsort_sort(ctx, k, n, CLSORT_U64, CLSORT_RADIX, CLSORT_DESCENDING);
+    t_ok(rc == CLSORT_OK && t_first_diff(CLSORT_U64, k, ref, n) == n,
+         "multisplit ranking: %zu u64 keys descending (%s)", n, clsort_status_name(rc));
+    free(k);
+    free(ref);
+    unsetenv("CLSORT_RADIX_MATCH");
+}
+
 /* Batches and segments take RADIX and run the bitonic network (their segments are short). */
 static void test_batch_segments(clsort_ctx *ctx)
 {
@@ -283,6 +325,7 @@ int main(void)
     test_explicit_oom(ctx);
     test_buffer_stable(ctx);
     test_batch_segments(ctx);
+    test_multisplit(ctx);
     clsort_destroy(ctx);
     char dir[256];
     ctx = radix_ctx(dir, sizeof dir);

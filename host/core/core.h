@@ -29,6 +29,8 @@ typedef struct clsort__device {
     size_t max_wg;
     cl_uint mem_align_bits;
     int fp64;
+    int warp_match; /* an NVIDIA GPU of compute capability 7.0 or later (cl_nv_device_attribute_
+                     * query): its compiler takes inline PTX with match.any.sync (radix.cl) */
 } clsort__device;
 
 /* A built program and the kernels made from it so far. */

@@ -180,6 +180,8 @@ typedef struct clsort__radix_plan {
     unsigned items;             /* RX_ITEMS: keys a work-item ranks per tile */
     int pad;                    /* RX_PAD: the split counters padded against bank conflicts */
     int rake;                   /* RX_RAKE: the work-group scans rake instead of Hillis-Steele */
+    int match;                  /* RX_MATCH: the scatter's ranking, 0 local splits, 1 the warp
+                                 * multisplit through PTX (NVIDIA), 2 the same emulated */
     unsigned groups;            /* work-groups of the count and scatter passes */
     uint64_t hist_words;        /* idx_t words of the digit counts and totals */
 } clsort__radix_plan;

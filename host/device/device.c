@@ -68,6 +68,13 @@ int clsort__query_device(clsort__device *dev)
     char ext[4096];
     get_string(d, CL_DEVICE_EXTENSIONS, ext, sizeof ext);
     dev->fp64 = fp != 0 || strstr(ext, "cl_khr_fp64") != NULL;
+    /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV of cl_nv_device_attribute_query. */
+    cl_uint cc_major = 0;
+    if (!(dev->type & CL_DEVICE_TYPE_GPU) || !strstr(dev->vendor, "NVIDIA") ||
+        !strstr(ext, "cl_nv_device_attribute_query") ||
+        clGetDeviceInfo(d, 0x4000, sizeof cc_major, &cc_major, NULL) != CL_SUCCESS)
+        cc_major = 0;
+    dev->warp_match = cc_major >= 7;
     return CLSORT_OK;
 }
 

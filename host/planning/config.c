@@ -148,17 +148,27 @@ static void builtin_defaults(const clsort__device *dev, config_values *out)
     }
     /* AUTO's radix sort: on GPUs from these sizes, by key bytes (1, 2, 4, 8) and value kind
      * (keys, 4-byte, 8-byte values); never on other devices, where AUTO keeps the host's sort
-     * and the networks (explicit CLSORT_RADIX still runs there). Measured on the H200 (device
-     * time, radix against bitonic, docs/kernels.md "Radix sort"): u32 + 4-byte values win from
-     * 2^23 keys; u32 and u64 keys alone lose up to 2^26, by a margin that shrinks with n, so
-     * their crossovers are the sizes that trend reaches. 8-byte values, 1- and 2-byte keys and
-     * u64 pairs are estimates from the passes and bytes moved; a tuned config gives a device's
-     * own crossovers. */
-    static const uint64_t gpu_min[CLSORT__KEY_SIZES][CLSORT__VALKINDS] = {
+     * and the networks (explicit CLSORT_RADIX still runs there). The crossovers follow the
+     * scatter's ranking the device gets (plan.c, plan_radix). NVIDIA's warp multisplit,
+     * measured on the H200 (device time, radix against bitonic, the tuner's rule: 3% faster
+     * there and at every larger size up to 2^26): u32 keys from 2^22, u32 + 4-byte values from
+     * 2^20, u64 keys from 2^23. The local splits elsewhere (measured on the H200 too): u32 +
+     * 4-byte values from 2^23, u32 and u64 keys alone lose up to 2^26 by a margin that shrinks
+     * with n, so their crossovers are the sizes that trend reaches. 8-byte values, 1- and
+     * 2-byte keys and u64 pairs are estimates from the passes and bytes moved; a tuned config
+     * gives a device's own crossovers. */
+    static const uint64_t split_min[CLSORT__KEY_SIZES][CLSORT__VALKINDS] = {
         {(uint64_t)1 << 18, (uint64_t)1 << 18, (uint64_t)1 << 18},
         {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20},
         {(uint64_t)1 << 28, (uint64_t)1 << 23, (uint64_t)1 << 23},
         {(uint64_t)1 << 29, (uint64_t)1 << 27, (uint64_t)1 << 26}};
+    static const uint64_t match_min[CLSORT__KEY_SIZES][CLSORT__VALKINDS] = {
+        {(uint64_t)1 << 18, (uint64_t)1 << 18, (uint64_t)1 << 18},
+        {(uint64_t)1 << 20, (uint64_t)1 << 20, (uint64_t)1 << 20},
+        {(uint64_t)1 << 22, (uint64_t)1 << 20, (uint64_t)1 << 20},
+        {(uint64_t)1 << 23, (uint64_t)1 << 22, (uint64_t)1 << 22}};
+    const int multisplit = dev->warp_match;
+    const uint64_t(*gpu_min)[CLSORT__VALKINDS] = multisplit ? match_min : split_min;
     for (int k = 0; k < CLSORT__KEY_SIZES; ++k)
         for (int v = 0; v < CLSORT__VALKINDS; ++v)
             out->radix_min_n[k][v] = (dev->type & CL_DEVICE_TYPE_GPU) ? gpu_min[k][v] : UINT64_MAX;

@@ -201,9 +201,9 @@ void clsort__build_options(clsort__plan *plan)
         const clsort__radix_plan *rp = &plan->radix;
         snprintf(plan->options, sizeof plan->options,
                  "-DCLSORT_RADIX=1 -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DRADIX_BITS=%u "
-                 "-DRX_WG=%u -DRX_ITEMS=%u -DRX_PAD=%d -DRX_RAKE=%d",
+                 "-DRX_WG=%u -DRX_ITEMS=%u -DRX_PAD=%d -DRX_RAKE=%d -DRX_MATCH=%d",
                  rp->key_bits, (unsigned)plan->value_size, plan->index_bits, rp->bits, rp->wg,
-                 rp->items, rp->pad, rp->rake);
+                 rp->items, rp->pad, rp->rake, rp->match);
         return;
     }
     const clsort_params *p = plan->params;

@@ -67,6 +67,7 @@ clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t
  * works through its share of tiles one after another, so a GPU wants several resident per
  * compute unit to hide the latency of the barriers; CPUs (PoCL) run one group a thread. */
 #define RADIX_GROUPS_PER_CU_GPU 8u
+#define RADIX_GROUPS_PER_CU_MATCH 16u
 #define RADIX_GROUPS_PER_CU_CPU 2u
 
 /* Local memory of radix_scatter (kernels/radix.cl) with these parameters, in bytes. */
@@ -74,7 +75,11 @@ static uint64_t radix_local_bytes(const clsort__radix_plan *rp, size_t key_bytes
                                   int index_bytes)
 {
     const uint64_t tile = (uint64_t)rp->wg * rp->items, digits = 1u << rp->bits;
-    return tile * key_bytes + (pairs ? 2 * tile : 0) + (16u + (rp->pad ? 1u : 0u)) * rp->wg * 4u +
+    /* The splits' counters, or the multisplit's per-warp counters (and its emulated match's
+     * slots). */
+    const uint64_t counters = rp->match ? (rp->wg / 32u) * digits * 4u + (rp->match == 2 ? rp->wg * 4u : 0u)
+                                        : (16u + (rp->pad ? 1u : 0u)) * rp->wg * 4u;
+    return tile * key_bytes + (pairs ? 2 * tile : 0) + counters +
            (rp->wg + 17u) * (uint64_t)index_bytes + digits * ((uint64_t)index_bytes + 4u);
 }
 
@@ -90,37 +95,55 @@ static void plan_radix(const clsort_ctx *ctx, clsort__plan *plan)
     rp->bits = kb == 1 ? 4u : 8u;
     rp->passes = rp->key_bits / rp->bits;
     rp->first_shift = 0;
-    /* GPUs: 256 work-items ranking 8 keys each (4 for 8-byte keys, whose tile would otherwise
-     * crowd local memory): 2048 or 1024 keys a tile. PoCL runs a work-group's items as a loop
-     * between barriers, so fewer items with more keys each cost fewer trips. */
+    /* The scatter's ranking: NVIDIA's compiler takes inline PTX, so its GPUs from Volta on rank
+     * a warp's keys at once (match.any.sync); every other device splits in local memory.
+     * CLSORT_RADIX_MATCH (tests, experiments, read at each call): 0 the splits, 1 the PTX
+     * (NVIDIA only), 2 the multisplit with an emulated match (any device). */
+    rp->match = ctx->dev.warp_match ? 1 : 0;
+    const char *env = getenv("CLSORT_RADIX_MATCH");
+    if (env && *env && env[0] >= '0' && env[0] <= '2' && !env[1])
+        rp->match = env[0] - '0';
+    /* GPUs: 256 work-items. The splits rank 8 keys each (4 for 8-byte keys, whose tile would
+     * otherwise crowd local memory): 2048 or 1024 keys a tile. The multisplit's cost is a few
+     * barriers a tile whatever its size, so it takes 16 keys each (4096 a tile), and more
+     * groups, each through fewer tiles. PoCL runs a work-group's items as a loop between
+     * barriers, so fewer items with more keys each cost fewer trips. */
     rp->wg = gpu ? 256u : 64u;
     while (rp->wg > 1 && rp->wg > ctx->dev.max_wg)
         rp->wg >>= 1;
-    rp->items = gpu ? (kb >= 8 ? 4u : 8u) : 16u;
-    unsigned per_cu = gpu ? RADIX_GROUPS_PER_CU_GPU : RADIX_GROUPS_PER_CU_CPU;
+    rp->items = !gpu || rp->match ? 16u : kb >= 8 ? 4u : 8u;
+    unsigned per_cu = !gpu ? RADIX_GROUPS_PER_CU_CPU
+                      : rp->match ? RADIX_GROUPS_PER_CU_MATCH : RADIX_GROUPS_PER_CU_GPU;
     /* CLSORT_RADIX_WG, CLSORT_RADIX_ITEMS, CLSORT_RADIX_GROUPS_PER_CU (experiments, read at each
-     * call): other shapes, powers of two within the kernel's limits; CLSORT_RADIX_PAD=0 the
-     * split counters without their padding; CLSORT_RADIX_RAKE=1 the raking scans. */
-    const char *env = getenv("CLSORT_RADIX_WG");
+     * call): other shapes, powers of two within the kernel's limits (the splits' private
+     * counters take at most 16 keys a work-item, the multisplit 32); CLSORT_RADIX_PAD=0 the
+     * split counters without their padding; CLSORT_RADIX_RAKE=0 or 1 the scans' form. */
+    env = getenv("CLSORT_RADIX_WG");
     unsigned long v = env && *env ? strtoul(env, NULL, 10) : 0;
     if (v >= 16 && v <= ctx->dev.max_wg && !(v & (v - 1)))
         rp->wg = (unsigned)v;
+    if (rp->wg % 32u) /* the multisplit needs whole warps */
+        rp->match = 0;
     env = getenv("CLSORT_RADIX_ITEMS");
     v = env && *env ? strtoul(env, NULL, 10) : 0;
-    if (v >= 1 && v <= 16 && !(v & (v - 1)))
+    if (v >= 1 && v <= (rp->match ? 32u : 16u) && !(v & (v - 1)))
         rp->items = (unsigned)v;
     rp->pad = 1;
     env = getenv("CLSORT_RADIX_PAD");
     if (env && *env)
         rp->pad = strtoul(env, NULL, 10) != 0;
+    /* The multisplit scans once a tile, where the raking scan's 4 barriers beat Hillis-Steele's
+     * 16 (H200, 2^24 u32: 0.82 ms against 0.88). */
+    rp->rake = rp->match != 0;
     env = getenv("CLSORT_RADIX_RAKE");
-    rp->rake = env && *env && strtoul(env, NULL, 10) != 0;
+    if (env && *env)
+        rp->rake = strtoul(env, NULL, 10) != 0;
     env = getenv("CLSORT_RADIX_GROUPS_PER_CU");
     v = env && *env ? strtoul(env, NULL, 10) : 0;
     if (v >= 1 && v <= 1024)
         per_cu = (unsigned)v;
     const uint64_t N = plan->n;
-    plan->index_bits = gpu && N + (uint64_t)rp->wg * 16 <= ((uint64_t)1 << 31) ? 32 : 64;
+    plan->index_bits = gpu && N + (uint64_t)rp->wg * 32 <= ((uint64_t)1 << 31) ? 32 : 64;
     while (rp->items > 1 && radix_local_bytes(rp, kb, plan->value_size != 0,
                                               plan->index_bits / 8) > ctx->dev.local_mem)
         rp->items >>= 1;
