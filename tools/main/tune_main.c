@@ -116,8 +116,7 @@ static void write_size_ranges(FILE *f, int net, int w, int k, const tune_result 
 {
     for (int i = r->nsizes - 2; i >= 0; --i) {
         const clsort_params *p = &r->size_best[i], *next = &r->size_best[i + 1];
-        if (p->wg_size == next->wg_size && p->vec_step == next->vec_step &&
-            p->tile == next->tile && p->keys_per_item == next->keys_per_item)
+        if (tune_same_params(p, next))
             continue;
         uint64_t bound = r->size_n[i];
         while (bound * bound * 2 <= r->size_n[i] * r->size_n[i + 1])
@@ -127,8 +126,7 @@ static void write_size_ranges(FILE *f, int net, int w, int k, const tune_result 
         fprintf(f, "# %.2f Mkeys/s at n=%llu (start point: %.2f Mkeys/s)\n",
                 r->size_rate[i] / 1e6, (unsigned long long)r->size_n[i],
                 r->size_start_rate[i] / 1e6);
-        fprintf(f, "wg_size = %u\nvec_step = %u\ntile = %u\nkeys_per_item = %u\n", p->wg_size,
-                p->vec_step, p->tile, p->keys_per_item);
+        tune_write_params(f, p);
     }
 }
 
@@ -207,8 +205,7 @@ static void write_config(const tune_state *s, FILE *f, const char *date, double 
                            "failed\n",
                         r->best_rate / 1e6, (unsigned long long)r->rate_n, r->start_rate / 1e6,
                         r->tried, r->failed);
-                fprintf(f, "wg_size = %u\nvec_step = %u\ntile = %u\nkeys_per_item = %u\n",
-                        r->best.wg_size, r->best.vec_step, r->best.tile, r->best.keys_per_item);
+                tune_write_params(f, &r->best);
                 write_size_ranges(f, net, w, k, r);
             }
 }
