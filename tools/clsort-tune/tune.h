@@ -124,6 +124,8 @@ unsigned tune_param_hi(int a);
 int tune_same_params(const clsort_params *a, const clsort_params *b);
 const char *tune_params_text(const clsort_params *p, char *out, size_t out_size);
 void tune_write_params(FILE *f, const clsort_params *p);
+/* The summary table's parameter columns, each after a space: the keys (p NULL) or p's values. */
+void tune_print_params(FILE *f, const clsort_params *p);
 
 clsort_algorithm tune_algo(int net);
 clsort_type tune_type(int w);

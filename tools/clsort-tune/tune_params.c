@@ -76,3 +76,15 @@ void tune_write_params(FILE *f, const clsort_params *p)
     for (int k = 0; k < CLSORT_NPARAMS; ++k)
         fprintf(f, "%s = %u\n", keys[k], tune_param_of(p, k));
 }
+
+void tune_print_params(FILE *f, const clsort_params *p)
+{
+    for (int k = 0; k < CLSORT_NPARAMS; ++k) {
+        /* A column as wide as its key, and at least 6: a tile of 16384 fits. */
+        const int width = strlen(keys[k]) > 6 ? (int)strlen(keys[k]) : 6;
+        if (p)
+            fprintf(f, " %*u", width, tune_param_of(p, k));
+        else
+            fprintf(f, " %*s", width, keys[k]);
+    }
+}
