@@ -1,6 +1,7 @@
 /* params.c - the variant of a sort and its kernel parameters: built-in defaults derived from the
  * device's limits, the checks every value passes before use, and the one function that turns a
- * plan into -D build options. */
+ * plan into -D build options; the network parameters' keys, fields, ranges and -D names come
+ * from their table, CLSORT_PARAM_TABLE (include/clsort.h). */
 #include "params.h"
 
 #include "kernels.h"
