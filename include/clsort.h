@@ -517,6 +517,32 @@ typedef struct clsort_params {
                                  power of 2, 2..32 (KEYS_PER_ITEM) */
 } clsort_params;
 
+/** The table of the networks' kernel build parameters, one row a clsort_params field, in the
+ *  struct's order: X(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what).
+ *  - name: the clsort_params field (an unsigned);
+ *  - DNAME: the -D option the network programs are built with (-DDNAME=value, in this order);
+ *  - min, max: the range clsort_set_params and a config accept; max 0 is the device's
+ *    CL_DEVICE_MAX_WORK_GROUP_SIZE; pow2: 1 if the value must be a power of two (other
+ *    conditions between fields: docs/tuning.md);
+ *  - tune_lo, tune_hi: the powers of two clsort-tune searches (tiles down to 16 and vec_step up
+ *    to 16: on CPUs small tiles that one work-item sorts alone and wide column blocks are the
+ *    fast shapes; clsort_set_params refuses what a device cannot run, and the tuner skips it);
+ *  - key: the config file's key in [network.bits.kind] sections (docs/tuning.md);
+ *  - what: the meaning, as docs/tuning.md's list gives it.
+ *  Defaults are no column: the library derives them from the device's limits and type (a tuned
+ *  config overrides them; docs/tuning.md, "Built-in defaults").
+ *  The library's -D options, config keys and range checks, the tuner's search space and the list in
+ *  docs/tuning.md derive from these rows (tests/test_config.c checks that they agree). */
+#define CLSORT_PARAM_TABLE(X)                                                                   \
+    X(wg_size, WG_SIZE, 1, 0, 0, 1, 1024, "wg_size", "work-items per work-group in the tile passes") \
+    X(vec_step, VEC_STEP, 1, 16, 1, 1, 16, "vec_step",                                          \
+      "consecutive compare-exchanges per work-item per step")                                   \
+    X(tile, TILE, 2, 65536, 1, 16, 16384, "tile", "keys one work-group sorts in local memory")  \
+    X(keys_per_item, KEYS_PER_ITEM, 2, 32, 1, 2, 32, "keys_per_item",                           \
+      "keys a work-item holds in registers in a global pass (fused levels = log2)")
+/** The number of rows of CLSORT_PARAM_TABLE (the fields of clsort_params). */
+#define CLSORT_NPARAMS 4
+
 /** Returns the parameters the context will use for `algo` (a network: not AUTO, not RADIX, whose
  *  shape is not a clsort_params; CLSORT_ERR_INVALID_ARG for those) on keys of `type` with values
  *  of value_size bytes (0 for keys alone), after config lookup and device-limit checks; with a

@@ -48,9 +48,10 @@
 #define CLSORT_IN_RADIX 32
 
 /* ---- When a kernel exists ----------------------------------------------------------------------
- * Conditions over the build parameters TILE, WG_SIZE, VEC_STEP and KEYS_PER_ITEM (-D options made
- * by host/planning/params.c). The kernels test them with `#if`; the host evaluates the same expressions
- * with those names bound to a clsort_params (host/core/kernels.c). The segmented and top-k
+ * Conditions over the network build parameters TILE, WG_SIZE, VEC_STEP and KEYS_PER_ITEM (the -D
+ * names of CLSORT_PARAM_TABLE in include/clsort.h, made into options by host/planning/params.c).
+ * The kernels test them with `#if`; the host evaluates the same expressions with those names
+ * bound to a clsort_params's fields by that table (host/core/kernels.c). The segmented and top-k
  * programs hold all of their kernels whatever their parameters (ALWAYS). */
 #define CLSORT_WHEN_ALWAYS 1
 /* A tile of at most 32 keys belongs to one work-item alone (no local memory, no barrier). */
@@ -143,6 +144,10 @@
     __global const key_type *restrict src, __global key_type *restrict dst RX_VALS_PARAMS,   \
         __global idx_t *restrict hist, const idx_t n, const uint xf, const uint shift,        \
         const uint groups
+/* The lists by name, in the order of the host's clsort__args_kind (host/core/plan_types.h). */
+#define CLSORT_ARG_LISTS(X)                                                                   \
+    X(SORT1) X(SORT2) X(SEG_BIN) X(SEG_TINY) X(SEG_GROUP) X(SEG_KEYS32) X(TOPK_TILE)          \
+    X(TOPK_GLOBAL) X(TOPK_RADIX) X(NARROW) X(RADIX)
 /* The number of arguments of each list, vals: 1 in pair programs (VAL_BYTES > 0), else 0. */
 #define CLSORT_NARGS_SORT1(vals) (4 + (vals))
 #define CLSORT_NARGS_SORT2(vals) (5 + (vals))
@@ -177,6 +182,11 @@
 #define CLSORT_SHAPE_TOPK_STREAM __attribute__((reqd_work_group_size(TK_STREAM_WG, 1, 1)))
 #define CLSORT_SHAPE_TOPK_RADIX __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
 #define CLSORT_SHAPE_RADIX __attribute__((reqd_work_group_size(RX_WG, 1, 1)))
+
+/* The shapes by name, in the order of the host's clsort__shape (host/core/plan_types.h). */
+#define CLSORT_SHAPES(X)                                                                      \
+    X(TILE) X(GROUP) X(GLOBAL) X(SEG_ITEM) X(SEG_GROUP) X(TOPK) X(TOPK_STREAM) X(TOPK_RADIX)  \
+    X(RADIX)
 
 /* ---- Kernels ----------------------------------------------------------------------------------
  * X(name, programs, args, shape, when): programs is a set of CLSORT_IN_*; args a CLSORT_ARGS_*

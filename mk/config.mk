@@ -65,12 +65,13 @@ DEB_PKGS = opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libinih-dev libhwy-
 DEB_DEV_PKGS = clinfo clang libclang-rt-dev valgrind gnuplot-nox python3-numpy python3-pytest \
                python3-pyopencl python3-pip pkg-config cmake openmpi-bin libopenmpi-dev strace
 
-# The kernel parts; kernels/manifest.h says which programs concatenate which, in what order.
-KERNELS   = kernels/manifest.h kernels/key_types.h kernels/common.cl kernels/rows.cl kernels/tile.cl \
-            kernels/bitonic_sort.cl kernels/bitonic_merge.cl kernels/bitonic_global.cl \
-            kernels/bitonic_wide.cl kernels/oddeven_merge.cl kernels/transposition.cl \
-            kernels/segmented.cl kernels/seg_large.cl kernels/topk.cl \
-            kernels/topk_radix.cl kernels/narrow.cl kernels/radix.cl
+# The kernel parts, from kernels/manifest.h: every P(name) of its CLSORT_PARTS_* lists is
+# kernels/name.cl (or .h: the manifest itself and key_types), embedded as clsort__src_name. A part
+# the manifest names without its file stops the build here rather than at link time.
+KERNEL_PARTS := $(sort $(shell sed -n '/^\#define CLSORT_PARTS_/,/[^\\]$$/p' kernels/manifest.h | \
+                               grep -o '\<P([a-z0-9_]*)' | sed 's/^P(//; s/)$$//'))
+KERNELS := $(foreach p,$(KERNEL_PARTS),$(or $(wildcard kernels/$(p).cl kernels/$(p).h),\
+             $(error kernels/manifest.h names the part $(p), but kernels/ has no $(p).cl or $(p).h)))
 LIB_SRCS  = $(wildcard $(addsuffix /*.c,$(HOST_DIRS)))
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/obj/hostsort_hwy.o)
 PIC_OBJS  = $(patsubst %.c,$(BUILD)/pic/%.o,$(notdir $(LIB_SRCS))) $(if $(HAVE_HWY),$(BUILD)/pic/hostsort_hwy.o)

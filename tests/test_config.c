@@ -5,6 +5,8 @@
  * every directory are temporary. */
 #include "test_util.h"
 
+#include "params.h"
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -443,6 +445,119 @@ static void test_size_ranges(void)
     unlink(path);
 }
 
+/* The table of kernel build parameters (CLSORT_PARAM_TABLE) and its consumers agree: each row's
+ * key is read from a config into its field and range-checked with a warning naming it, the
+ * network programs' -D options carry each row's value under its -D name (byte for byte the
+ * options the cache keys were made of), and docs/tuning.md lists each row. */
+static unsigned row_value(const clsort_params *p, int k)
+{
+    return *clsort__param_field((clsort_params *)p, k);
+}
+
+static void test_param_table_config(void)
+{
+    static const char *const keys[] = {
+#define ROW_KEY(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) key,
+        CLSORT_PARAM_TABLE(ROW_KEY)
+#undef ROW_KEY
+    };
+    static const unsigned maxes[] = {
+#define ROW_MAX(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) max,
+        CLSORT_PARAM_TABLE(ROW_MAX)
+#undef ROW_MAX
+    };
+    t_is_int((long long)(sizeof keys / sizeof keys[0]), CLSORT_NPARAMS, "table: CLSORT_NPARAMS rows");
+    char path[2048], text[256];
+    path_in(path, sizeof path, conf_dir);
+    clsort_params def;
+    default_params(&def);
+    for (int k = 0; k < CLSORT_NPARAMS; ++k) {
+        t_is_str(clsort__param_keys[k], keys[k], "table row %d: the library's config key", k);
+        /* Another valid value: twice the default, or half where that passes the row's max. */
+        const unsigned d = row_value(&def, k);
+        const unsigned v = maxes[k] && 2 * d > maxes[k] ? d / 2 : 2 * d;
+        snprintf(text, sizeof text, "[bitonic.32.keys]\n%s = %u\n", keys[k], v);
+        write_file(path, text);
+        clsort_ctx *ctx = make_ctx();
+        clsort_params p;
+        clsort_get_params(ctx, CLSORT_BITONIC, CLSORT_U32, 0, &p);
+        t_is_int(row_value(&p, k), v, "config key %s = %u sets its field", keys[k], v);
+        t_ok(!has(clsort_warnings(ctx), keys[k]), "config key %s = %u: no warning", keys[k], v);
+        clsort_destroy(ctx);
+        /* Past the row's range (max 0: the device's work-group limit). */
+        const unsigned bad = maxes[k] ? maxes[k] + 1 : 1000000;
+        snprintf(text, sizeof text, "[bitonic.32.keys]\n%s = %u\n", keys[k], bad);
+        write_file(path, text);
+        ctx = make_ctx();
+        char want[64];
+        snprintf(want, sizeof want, "%s %u", keys[k], bad);
+        t_ok(has(clsort_warnings(ctx), want), "config key %s = %u: out of range, warned (%s)",
+             keys[k], bad, want);
+        clsort_get_params(ctx, CLSORT_BITONIC, CLSORT_U32, 0, &p);
+        t_is_int(row_value(&p, k), d, "config key %s = %u: the default kept", keys[k], bad);
+        clsort_destroy(ctx);
+    }
+    unlink(path);
+}
+
+static void test_param_table_options(void)
+{
+    /* The network programs' options as they were written out by hand: the cache keys of
+     * programs built before hold these exact bytes. */
+    static const clsort_params sets[] = {{64, 16, 16, 4}, {16, 1, 64, 32}, {256, 1, 4096, 16}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; ++i)
+        for (int net = 0; net < CLSORT__NETWORKS; ++net) {
+            clsort__plan plan;
+            memset(&plan, 0, sizeof plan);
+            plan.program = (clsort__program_id)net;
+            plan.var = (clsort__variant){(clsort__network)net, (int)(i & 1), (int)i};
+            plan.index_bits = i ? 64 : 32;
+            plan.params = &sets[i];
+            clsort__build_options(&plan);
+            char want[512];
+            const clsort_params *p = &sets[i];
+            snprintf(want, sizeof want,
+                     "-DCLSORT_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DWG_SIZE=%u "
+                     "-DVEC_STEP=%u -DTILE=%u -DKEYS_PER_ITEM=%u",
+                     net, i & 1 ? 64u : 32u, 4u * (unsigned)i, plan.index_bits, p->wg_size,
+                     p->vec_step, p->tile, p->keys_per_item);
+            t_is_str(plan.options, want, "network %d, set %zu: the -D options", net, i);
+        }
+    /* Each row's -D name carries its field: a value no other field has. */
+    for (int k = 0; k < CLSORT_NPARAMS; ++k) {
+        static const char *const dnames[] = {
+#define ROW_D(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) #DNAME,
+            CLSORT_PARAM_TABLE(ROW_D)
+#undef ROW_D
+        };
+        clsort_params p = {1, 1, 1, 1};
+        *clsort__param_field(&p, k) = 777;
+        char opts[512], want[64];
+        clsort__param_options(&p, opts, sizeof opts);
+        snprintf(want, sizeof want, " -D%s=777", dnames[k]);
+        t_ok(has(opts, want), "row %s: its field under -D%s (%s)", clsort__param_keys[k],
+             dnames[k], opts);
+    }
+}
+
+static void test_param_table_docs(void)
+{
+    FILE *f = fopen("docs/tuning.md", "r");
+    if (!f) {
+        t_skip("docs/tuning.md not found (run from the repository root)");
+        return;
+    }
+    static char doc[1 << 16];
+    const size_t len = fread(doc, 1, sizeof doc - 1, f);
+    doc[len] = 0;
+    fclose(f);
+#define ROW_DOC(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what)                      \
+    t_ok(has(doc, "| `" key "` | " #DNAME " | " what " |"),                                     \
+         "docs/tuning.md lists row %s as | `key` | -D name | meaning |", key);
+    CLSORT_PARAM_TABLE(ROW_DOC)
+#undef ROW_DOC
+}
+
 int main(void)
 {
     t_init("test_config");
@@ -477,6 +592,9 @@ int main(void)
     test_valid();
     test_size_ranges();
     test_out_of_range();
+    test_param_table_config();
+    test_param_table_options();
+    test_param_table_docs();
     test_radix_keys();
     test_corrupt();
     test_chain();

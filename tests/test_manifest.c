@@ -10,6 +10,7 @@
 #include "test_util.h"
 
 #include "../kernels/manifest.h"
+#include "params.h"
 
 #include <CL/cl.h>
 
@@ -27,15 +28,13 @@ static const struct {
     const char *parts[16];
 } programs[] = {CLSORT_PROGRAMS(PROGRAM_ROW)};
 
-typedef struct params {
-    unsigned wg_size, vec_step, tile, keys_per_item;
-} params;
+typedef clsort_params params;
 
 /* Whether the manifest says a program built with p holds the kernel, and how many arguments. */
-#define TILE (p->tile)
-#define WG_SIZE (p->wg_size)
-#define VEC_STEP (p->vec_step)
-#define KEYS_PER_ITEM (p->keys_per_item)
+/* The conditions' names bound to p's fields by the parameter table, as the host binds them. */
+#define BIND(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) \
+    const unsigned DNAME = p->name;                                   \
+    (void)DNAME;
 #define KERNEL_ROW(name, progs, args, shape, when) \
     {#name, progs, (CLSORT_WHEN_##when) != 0, CLSORT_NARGS_##args(vals)},
 typedef struct expect {
@@ -46,15 +45,13 @@ typedef struct expect {
 } expect;
 static int expected(const params *p, int vals, expect *out)
 {
+    CLSORT_PARAM_TABLE(BIND)
     const expect rows[] = {CLSORT_KERNELS(KERNEL_ROW)};
     const int n = (int)(sizeof rows / sizeof rows[0]);
     memcpy(out, rows, sizeof rows);
     return n;
 }
-#undef TILE
-#undef WG_SIZE
-#undef VEC_STEP
-#undef KEYS_PER_ITEM
+#undef BIND
 
 static char *read_part(const char *base, size_t *len)
 {
@@ -202,9 +199,59 @@ static void check_program(cl_context cl, cl_device_id dev, int prog, const param
     free(src);
 }
 
+/* The manifest's lists of argument lists and shapes (CLSORT_ARG_LISTS, CLSORT_SHAPES), from which
+ * the host's enums are made, name exactly the CLSORT_ARGS_* and CLSORT_SHAPE_* it defines, each
+ * argument list with its count (CLSORT_NARGS_*: a list without one does not compile here). */
+#define LIST_NAME(name) #name,
+#define LIST_NARGS(name) CLSORT_NARGS_##name(1),
+static int in_list(const char *const *list, int n, const char *name, size_t len)
+{
+    for (int i = 0; i < n; ++i)
+        if (strlen(list[i]) == len && !strncmp(list[i], name, len))
+            return 1;
+    return 0;
+}
+
+static void check_defined(const char *src, const char *prefix, const char *const *list, int n)
+{
+    int found = 0;
+    for (const char *at = strstr(src, prefix); at; at = strstr(at + 1, prefix)) {
+        const char *name = at + strlen(prefix);
+        size_t len = 0;
+        while (name[len] == '_' || (name[len] >= 'A' && name[len] <= 'Z') ||
+               (name[len] >= '0' && name[len] <= '9'))
+            ++len;
+        ++found;
+        t_ok(in_list(list, n, name, len), "%s%.*s is in its manifest list", prefix + 8, (int)len,
+             name);
+    }
+    t_is_int(found, n, "%s*: as many defined as the manifest's list names", prefix + 8);
+}
+
+static void check_lists(void)
+{
+    static const char *const args[] = {CLSORT_ARG_LISTS(LIST_NAME)};
+    static const char *const shapes[] = {CLSORT_SHAPES(LIST_NAME)};
+    static const int nargs[] = {CLSORT_ARG_LISTS(LIST_NARGS)};
+    const int na = (int)(sizeof args / sizeof args[0]), ns = (int)(sizeof shapes / sizeof *shapes);
+    t_is_int((long long)(sizeof nargs / sizeof nargs[0]), na, "every argument list has a count");
+    t_is_int(CLSORT__ARGS_RADIX, na - 1, "the host's args enum follows CLSORT_ARG_LISTS");
+    t_is_int(CLSORT__SHAPE_RADIX, ns - 1, "the host's shape enum follows CLSORT_SHAPES");
+    size_t len;
+    char *src = read_part("manifest", &len);
+    if (!src) {
+        t_ok(0, "kernels/manifest.h read");
+        return;
+    }
+    check_defined(src, "#define CLSORT_ARGS_", args, na);
+    check_defined(src, "#define CLSORT_SHAPE_", shapes, ns);
+    free(src);
+}
+
 int main(void)
 {
     t_init("test_manifest");
+    check_lists();
     clsort_ctx *ctx = t_create_ctx();
     cl_command_queue q = clsort_get_queue(ctx);
     cl_context cl = NULL;
@@ -232,11 +279,15 @@ int main(void)
         for (int prog = P_BITONIC; prog <= P_TRANSPOSITION; ++prog) {
             if (!(sets[s].nets & 1u << prog))
                 continue;
-            char options[512];
-            snprintf(options, sizeof options,
-                     "-DCLSORT_NET=%d -DKEY_BITS=32 -DVAL_BYTES=%d -DINDEX_BITS=64 -DWG_SIZE=%u "
-                     "-DVEC_STEP=%u -DTILE=%u -DKEYS_PER_ITEM=%u",
-                     prog, sets[s].vals, p->wg_size, p->vec_step, p->tile, p->keys_per_item);
+            /* The options the host makes for this plan (params.c, from the parameter table). */
+            clsort__plan plan;
+            memset(&plan, 0, sizeof plan);
+            plan.program = (clsort__program_id)prog;
+            plan.var = (clsort__variant){(clsort__network)prog, 0, sets[s].vals / 4};
+            plan.index_bits = 64;
+            plan.params = p;
+            clsort__build_options(&plan);
+            const char *options = plan.options;
             check_program(cl, dev, prog, p, sets[s].vals != 0, options);
         }
     }

@@ -17,15 +17,15 @@ const clsort__kernel_info clsort__kernels[CLSORT__NKERNELS] = {
 #undef CLSORT__X
 };
 
-/* The conditions are written over the kernels' parameter names: bound here to the p of the
- * functions below. */
-#define TILE (p->tile)
-#define WG_SIZE (p->wg_size)
-#define VEC_STEP (p->vec_step)
-#define KEYS_PER_ITEM (p->keys_per_item)
+/* The conditions are written over the kernels' parameter names (the -D names of
+ * CLSORT_PARAM_TABLE): bound here, row by row, to the fields of the p of the functions below. */
+#define CLSORT__BIND(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) \
+    const unsigned DNAME = p->name;                                          \
+    (void)DNAME;
 
 int clsort__kernel_built(clsort__kernel_id k, const clsort_params *p)
 {
+    CLSORT_PARAM_TABLE(CLSORT__BIND)
     switch (k) {
 #define CLSORT__X(name, programs, args, shape, when) \
     case CLSORT__K_##name:                           \
@@ -39,10 +39,7 @@ int clsort__kernel_built(clsort__kernel_id k, const clsort_params *p)
 
 int clsort__solo_tile(const clsort_params *p)
 {
+    CLSORT_PARAM_TABLE(CLSORT__BIND)
     return CLSORT_WHEN_SOLO;
 }
-
-#undef TILE
-#undef WG_SIZE
-#undef VEC_STEP
-#undef KEYS_PER_ITEM
+#undef CLSORT__BIND

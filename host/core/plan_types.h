@@ -29,32 +29,19 @@ typedef enum clsort__kernel_id {
     CLSORT__NKERNELS
 } clsort__kernel_id;
 
-/* A kernel's argument list (CLSORT_ARGS_* in the manifest). */
+/* A kernel's argument list (CLSORT_ARGS_* in the manifest, named by CLSORT_ARG_LISTS). */
 typedef enum clsort__args_kind {
-    CLSORT__ARGS_SORT1,
-    CLSORT__ARGS_SORT2,
-    CLSORT__ARGS_SEG_BIN,
-    CLSORT__ARGS_SEG_TINY,
-    CLSORT__ARGS_SEG_GROUP,
-    CLSORT__ARGS_SEG_KEYS32,
-    CLSORT__ARGS_TOPK_TILE,
-    CLSORT__ARGS_TOPK_GLOBAL,
-    CLSORT__ARGS_TOPK_RADIX,
-    CLSORT__ARGS_NARROW,
-    CLSORT__ARGS_RADIX
+#define CLSORT__X(name) CLSORT__ARGS_##name,
+    CLSORT_ARG_LISTS(CLSORT__X)
+#undef CLSORT__X
 } clsort__args_kind;
 
-/* A kernel's launch shape (CLSORT_SHAPE_* in the manifest). */
+/* A kernel's launch shape (CLSORT_SHAPE_* in the manifest, named by CLSORT_SHAPES; what each
+ * asks of the group size is said there). */
 typedef enum clsort__shape {
-    CLSORT__SHAPE_TILE,     /* exactly WG_SIZE work-items a group; a work-item a solo tile */
-    CLSORT__SHAPE_GROUP,    /* exactly WG_SIZE work-items a group, a group a tile */
-    CLSORT__SHAPE_GLOBAL,   /* any group size: 256 or what the kernel allows */
-    CLSORT__SHAPE_SEG_ITEM, /* any group size: 64 or what the kernel allows */
-    CLSORT__SHAPE_SEG_GROUP, /* exactly SEG_WG work-items a group */
-    CLSORT__SHAPE_TOPK,     /* exactly TK_WG work-items a group */
-    CLSORT__SHAPE_TOPK_STREAM, /* exactly TK_STREAM_WG work-items a group */
-    CLSORT__SHAPE_TOPK_RADIX, /* exactly RS_WG work-items a group */
-    CLSORT__SHAPE_RADIX     /* exactly RX_WG work-items a group */
+#define CLSORT__X(name) CLSORT__SHAPE_##name,
+    CLSORT_SHAPES(CLSORT__X)
+#undef CLSORT__X
 } clsort__shape;
 
 /* One row of the manifest's kernel table (host/core/kernels.c). */

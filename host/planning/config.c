@@ -27,7 +27,6 @@
 #define MAX_REPORTED_PROBLEMS 8 /* per file: a garbage file must not flood the warnings */
 
 static const char *const valkind_names[CLSORT__VALKINDS] = {"keys", "pairs4", "pairs8"};
-static const char *const param_names[4] = {"wg_size", "vec_step", "tile", "keys_per_item"};
 
 /* ---- Names and places ---------------------------------------------------------------------- */
 
@@ -183,8 +182,9 @@ typedef struct parse_state {
     /* Per slot: range 0 is the section without a size, ranges 1.. the sections with "@N" (in
      * the order met; sorted when applied). */
     unsigned value[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][1 + CLSORT__MAX_SIZE_RANGES]
-                  [4];
-    int set[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][1 + CLSORT__MAX_SIZE_RANGES][4];
+                  [CLSORT_NPARAMS];
+    int set[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS][1 + CLSORT__MAX_SIZE_RANGES]
+           [CLSORT_NPARAMS];
     uint64_t range_max[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS]
                       [1 + CLSORT__MAX_SIZE_RANGES];
     int nranges[CLSORT__NETWORKS][CLSORT__WIDTHS][CLSORT__VALKINDS];
@@ -404,8 +404,8 @@ static int handle_entry(void *user, const char *section, const char *name, const
             st->range_max[net][w][v][r] = max_n;
         }
     }
-    for (int k = 0; k < 4; ++k)
-        if (!strcmp(name, param_names[k])) {
+    for (int k = 0; k < CLSORT_NPARAMS; ++k)
+        if (!strcmp(name, clsort__param_keys[k])) {
             uint64_t x;
             if (parse_u64(value, &x) || x == 0 || x > 1u << 20) {
                 problem(st, "[%s] %s = %s is not a positive number; using the default", section,
@@ -426,13 +426,15 @@ static int section_params(parse_state *st, int net, int w, int v, int r, const c
                           clsort_params *out)
 {
     const int *set = st->set[net][w][v][r];
-    if (!set[0] && !set[1] && !set[2] && !set[3])
+    int any = 0;
+    for (int k = 0; k < CLSORT_NPARAMS; ++k)
+        any |= set[k];
+    if (!any)
         return 0;
     clsort_params p = *base;
-    unsigned *f[4] = {&p.wg_size, &p.vec_step, &p.tile, &p.keys_per_item};
-    for (int k = 0; k < 4; ++k)
+    for (int k = 0; k < CLSORT_NPARAMS; ++k)
         if (set[k])
-            *f[k] = st->value[net][w][v][r][k];
+            *clsort__param_field(&p, k) = st->value[net][w][v][r][k];
     char why[512], range[32] = "";
     if (r)
         snprintf(range, sizeof range, "@%llu", (unsigned long long)st->range_max[net][w][v][r]);

@@ -1,11 +1,40 @@
 /* params.c - the variant of a sort and its kernel parameters: built-in defaults derived from the
  * device's limits, the checks every value passes before use, and the one function that turns a
- * plan into -D build options. */
+ * plan into -D build options; the network parameters' keys, fields, ranges and -D names come
+ * from their table, CLSORT_PARAM_TABLE (include/clsort.h). */
 #include "params.h"
 
 #include "kernels.h"
 
+#include <stddef.h>
 #include <string.h>
+
+/* The table names every field of clsort_params once, in the struct's order, and nothing else:
+ * the -D options and the config's values are laid out by row index. */
+#define CLSORT__ONE(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) +1
+_Static_assert(0 CLSORT_PARAM_TABLE(CLSORT__ONE) == CLSORT_NPARAMS,
+               "CLSORT_NPARAMS is the number of rows of CLSORT_PARAM_TABLE");
+#undef CLSORT__ONE
+_Static_assert(sizeof(clsort_params) == CLSORT_NPARAMS * sizeof(unsigned),
+               "every clsort_params field is a row of CLSORT_PARAM_TABLE");
+
+const char *const clsort__param_keys[CLSORT_NPARAMS] = {
+#define CLSORT__KEY(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) key,
+    CLSORT_PARAM_TABLE(CLSORT__KEY)
+#undef CLSORT__KEY
+};
+
+static const size_t param_offsets[CLSORT_NPARAMS] = {
+#define CLSORT__OFFSET(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) \
+    offsetof(clsort_params, name),
+    CLSORT_PARAM_TABLE(CLSORT__OFFSET)
+#undef CLSORT__OFFSET
+};
+
+unsigned *clsort__param_field(clsort_params *p, int k)
+{
+    return (unsigned *)((char *)p + param_offsets[k]);
+}
 
 int clsort__network_index(clsort_algorithm algo)
 {
@@ -130,23 +159,25 @@ void clsort__default_params(const clsort__device *dev, const clsort__variant *v,
 int clsort__check_params(const clsort__device *dev, const clsort__variant *v,
                          const clsort_params *p, char *why, size_t why_size)
 {
-    if (!is_pow2(p->tile) || p->tile < 2 || p->tile > 65536) {
-        snprintf(why, why_size, "tile %u is not a power of two in [2, 65536]", p->tile);
-        return CLSORT_ERR_INVALID_ARG;
+    /* Each field's own range, from the table (include/clsort.h); then what ties fields
+     * together. */
+#define CLSORT__RANGE(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what)                  \
+    {                                                                                             \
+        const size_t hi = (max) ? (size_t)(max) : dev->max_wg;                                    \
+        if (((pow2) && !is_pow2(p->name)) || p->name < (min) || p->name > hi) {                   \
+            if (pow2)                                                                             \
+                snprintf(why, why_size, "%s %u is not a power of two in [%u, %zu]", key, p->name, \
+                         (unsigned)(min), hi);                                                    \
+            else                                                                                  \
+                snprintf(why, why_size, "%s %u is outside [%u, %zu]%s", key, p->name,             \
+                         (unsigned)(min), hi, (max) ? "" : " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");   \
+            return CLSORT_ERR_INVALID_ARG;                                                        \
+        }                                                                                         \
     }
-    if (p->wg_size < 1 || p->wg_size > dev->max_wg) {
-        snprintf(why, why_size, "wg_size %u is outside [1, %zu] (CL_DEVICE_MAX_WORK_GROUP_SIZE)",
-                 p->wg_size, dev->max_wg);
-        return CLSORT_ERR_INVALID_ARG;
-    }
-    if (!is_pow2(p->vec_step) || p->vec_step > 16 || p->vec_step > p->tile) {
-        snprintf(why, why_size, "vec_step %u is not a power of two in [1, min(16, tile)]",
-                 p->vec_step);
-        return CLSORT_ERR_INVALID_ARG;
-    }
-    if (!is_pow2(p->keys_per_item) || p->keys_per_item < 2 || p->keys_per_item > 32) {
-        snprintf(why, why_size, "keys_per_item %u is not a power of two in [2, 32]",
-                 p->keys_per_item);
+    CLSORT_PARAM_TABLE(CLSORT__RANGE)
+#undef CLSORT__RANGE
+    if (p->vec_step > p->tile) {
+        snprintf(why, why_size, "vec_step %u is more than tile %u", p->vec_step, p->tile);
         return CLSORT_ERR_INVALID_ARG;
     }
     /* Bitonic (and transposition) tile passes: a tile of up to 32 keys belongs to one
@@ -207,9 +238,20 @@ void clsort__build_options(clsort__plan *plan)
         return;
     }
     const clsort_params *p = plan->params;
-    snprintf(plan->options, sizeof plan->options,
-             "-DCLSORT_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d -DWG_SIZE=%u "
-             "-DVEC_STEP=%u -DTILE=%u -DKEYS_PER_ITEM=%u",
-             (int)v->net, clsort__key_bits(v), clsort__val_bytes(v), plan->index_bits,
-             p->wg_size, p->vec_step, p->tile, p->keys_per_item);
+    const int at = snprintf(plan->options, sizeof plan->options,
+                            "-DCLSORT_NET=%d -DKEY_BITS=%u -DVAL_BYTES=%u -DINDEX_BITS=%d",
+                            (int)v->net, clsort__key_bits(v), clsort__val_bytes(v),
+                            plan->index_bits);
+    clsort__param_options(p, plan->options + at, sizeof plan->options - (size_t)at);
+}
+
+void clsort__param_options(const clsort_params *p, char *out, size_t out_size)
+{
+    size_t at = 0;
+    out[0] = 0;
+#define CLSORT__OPTION(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what)                  \
+    if (at < out_size)                                                                            \
+        at += (size_t)snprintf(out + at, out_size - at, " -D" #DNAME "=%u", p->name);
+    CLSORT_PARAM_TABLE(CLSORT__OPTION)
+#undef CLSORT__OPTION
 }

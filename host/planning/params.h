@@ -27,5 +27,11 @@ size_t clsort__local_bytes(const clsort__variant *v, const clsort_params *p);
 /* The one place that turns a plan (its program, variant, index width and parameters, or its
  * segmented or top-k shape) into the program's -D build options, into plan->options. */
 void clsort__build_options(clsort__plan *plan);
+/* The network parameters' part of those options, " -DWG_SIZE=... -DKEYS_PER_ITEM=...": one
+ * option a row of CLSORT_PARAM_TABLE (include/clsort.h), in its order. */
+/* The table's rows by index k (0 .. CLSORT_NPARAMS - 1): the config key, and the field of p. */
+extern const char *const clsort__param_keys[CLSORT_NPARAMS];
+unsigned *clsort__param_field(clsort_params *p, int k);
+void clsort__param_options(const clsort_params *p, char *out, size_t out_size);
 
 #endif /* CLSORT_PARAMS_H */

@@ -108,6 +108,25 @@ void tune_measure_radix(tune_state *s, double deadline);
  * (s->host_path_max, s->path_pts); nothing elsewhere (npath stays 0). */
 void tune_measure_host_path(tune_state *s, double deadline);
 
+/* tune_params.c: the parameters by row of CLSORT_PARAM_TABLE (an axis of the search): the
+ * field, its config key, the powers of two searched; comparison, "key=v ..." text for messages
+ * and "key = v" lines for the config. TUNE_P_<field> names a row. */
+enum {
+#define TUNE_X(name, DNAME, min, max, pow2, tune_lo, tune_hi, key, what) TUNE_P_##name,
+    CLSORT_PARAM_TABLE(TUNE_X)
+#undef TUNE_X
+};
+unsigned *tune_param(clsort_params *p, int a);
+unsigned tune_param_of(const clsort_params *p, int a);
+const char *tune_param_key(int a);
+unsigned tune_param_lo(int a);
+unsigned tune_param_hi(int a);
+int tune_same_params(const clsort_params *a, const clsort_params *b);
+const char *tune_params_text(const clsort_params *p, char *out, size_t out_size);
+void tune_write_params(FILE *f, const clsort_params *p);
+/* The summary table's parameter columns, each after a space: the keys (p NULL) or p's values. */
+void tune_print_params(FILE *f, const clsort_params *p);
+
 clsort_algorithm tune_algo(int net);
 clsort_type tune_type(int w);
 size_t tune_value_size(int k);

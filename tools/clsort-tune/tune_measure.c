@@ -337,7 +337,7 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
     for (int i = 0; i < nsizes; ++i) {
         const size_t n = (size_t)sizes[i];
         uint64_t best = UINT64_MAX, ns = 0;
-        char why[256], err[256];
+        char why[256], err[256], ptext[128];
         int last = s->reps; /* the last run at this size (0: the checked run) */
         for (int r = 0; r <= last; ++r) {
             const double t0 = tune_now();
@@ -346,20 +346,17 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
             if (max_run_s && r > 0 && t > *max_run_s)
                 *max_run_s = t;
             if (rc != CLSORT_OK) {
-                say(s, "clsort-tune: %s %d-bit %s wg_size=%u vec_step=%u tile=%u "
-                       "keys_per_item=%u failed at n=%zu: %s: %s (skipped)",
+                say(s, "clsort-tune: %s %d-bit %s %s failed at n=%zu: %s: %s (skipped)",
                     clsort_algorithm_name(tune_algo(net)), d->w ? 64 : 32, tune_kind_name(d->k),
-                    p->wg_size, p->vec_step, p->tile, p->keys_per_item, n, clsort_strerror(rc),
+                    tune_params_text(p, ptext, sizeof ptext), n, clsort_strerror(rc),
                     short_error(s, err, sizeof err));
                 return -1;
             }
             if (r == 0) {
                 if (data_check(d, n, why, sizeof why)) {
-                    say(s, "clsort-tune: %s %d-bit %s wg_size=%u vec_step=%u tile=%u "
-                           "keys_per_item=%u sorted wrongly at n=%zu: %s (skipped)",
+                    say(s, "clsort-tune: %s %d-bit %s %s sorted wrongly at n=%zu: %s (skipped)",
                         clsort_algorithm_name(tune_algo(net)), d->w ? 64 : 32,
-                        tune_kind_name(d->k), p->wg_size, p->vec_step, p->tile,
-                        p->keys_per_item, n, why);
+                        tune_kind_name(d->k), tune_params_text(p, ptext, sizeof ptext), n, why);
                     return -1;
                 }
                 if (s->reps > 0 &&
@@ -401,22 +398,6 @@ static int measure(tune_state *s, tune_data *d, int net, const clsort_params *p,
 }
 
 /* ---- The search ----------------------------------------------------------------------------- */
-
-static unsigned *axis(clsort_params *p, int a)
-{
-    return a == 0 ? &p->tile : a == 1 ? &p->wg_size : a == 2 ? &p->keys_per_item : &p->vec_step;
-}
-static const char *const axis_names[4] = {"tile", "wg_size", "keys_per_item", "vec_step"};
-/* Tiles down to 16 and vec_step up to 16: on CPUs small tiles that one work-item sorts alone
- * and wide column blocks are the fast shapes (docs/perf.md); clsort_set_params refuses the
- * combinations a device cannot run, and those are skipped. */
-static const unsigned axis_lo[4] = {16, 1, 2, 1}, axis_hi[4] = {16384, 1024, 32, 16};
-
-static int same_params(const clsort_params *a, const clsort_params *b)
-{
-    return a->wg_size == b->wg_size && a->vec_step == b->vec_step && a->tile == b->tile &&
-           a->keys_per_item == b->keys_per_item;
-}
 
 /* The sizes the search measures on: the start point at each size up to n_max, dropping the
  * larger ones where a run takes too long (the transposition network is quadratic in the number
@@ -475,7 +456,7 @@ static void search_try(tune_state *s, tune_result *r, tune_data *d, int net, int
 {
     const char *nname = clsort_algorithm_name(tune_algo(net));
     tune_progress(s, "%s %d-bit %s: %s=%u (%u tried)", nname, w ? 64 : 32, tune_kind_name(k),
-                  axis_names[a], v, r->tried);
+                  tune_param_key(a), v, r->tried);
     double sc, rt, rates[TUNE_MAX_SIZES];
     const int rc = measure(s, d, net, p, sizes, nsizes, *best_score, &sc, &rt, NULL, rates);
     if (rc == 1) {
@@ -483,7 +464,7 @@ static void search_try(tune_state *s, tune_result *r, tune_data *d, int net, int
         if (s->o->verbose) {
             char err[256];
             say(s, "  %s %d-bit %s %s=%u: out of range here (%s)", nname, w ? 64 : 32,
-                tune_kind_name(k), axis_names[a], v, short_error(s, err, sizeof err));
+                tune_kind_name(k), tune_param_key(a), v, short_error(s, err, sizeof err));
         }
         return;
     }
@@ -493,11 +474,12 @@ static void search_try(tune_state *s, tune_result *r, tune_data *d, int net, int
         s->failures++;
         return;
     }
-    if (s->o->verbose)
-        say(s, "  %s %d-bit %s wg_size=%u vec_step=%u tile=%u keys_per_item=%u: "
-               "%.1f Mkeys/s%s",
-            nname, w ? 64 : 32, tune_kind_name(k), p->wg_size, p->vec_step, p->tile,
-            p->keys_per_item, rt / 1e6, sc == 0 ? " (far behind; stopped)" : "");
+    if (s->o->verbose) {
+        char ptext[128];
+        say(s, "  %s %d-bit %s %s: %.1f Mkeys/s%s", nname, w ? 64 : 32, tune_kind_name(k),
+            tune_params_text(p, ptext, sizeof ptext), rt / 1e6,
+            sc == 0 ? " (far behind; stopped)" : "");
+    }
     if (sc > *best_score * 1.02) { /* 2%: not noise */
         *best_score = sc;
         r->best = *p;
@@ -541,11 +523,11 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
     double score = 0, rate = 0;
     nsizes = search_sizes(s, r, &d, net, w, k, deadline, n_max, sizes, &score, &rate);
     double best_score = score;
-    if (s->o->verbose)
-        say(s, "  %s %d-bit %s start wg_size=%u vec_step=%u tile=%u keys_per_item=%u: %.1f "
-               "Mkeys/s",
-            nname, w ? 64 : 32, tune_kind_name(k), r->start.wg_size, r->start.vec_step,
-            r->start.tile, r->start.keys_per_item, rate / 1e6);
+    if (s->o->verbose) {
+        char ptext[128];
+        say(s, "  %s %d-bit %s start %s: %.1f Mkeys/s", nname, w ? 64 : 32, tune_kind_name(k),
+            tune_params_text(&r->start, ptext, sizeof ptext), rate / 1e6);
+    }
 
     /* Coordinate descent: each axis in turn, every power of two in range (--quick: the two
      * neighbours of the current value), keeping the others at the best so far. The order
@@ -554,29 +536,36 @@ void tune_search(tune_state *s, int net, int w, int k, double deadline)
      * candidate there costs a build of 4-20 s on PoCL, the tiles above 32 keys (shared tiles,
      * 14-150 s builds) never won on PoCL, and with the 16-key solo tiles the rows a work-item
      * holds set the pass count (docs/perf.md). */
-    static const int gpu_order[4] = {0, 1, 2, 3}, cpu_order[4] = {2, 3, 1, 0};
+    static const int gpu_order[] = {TUNE_P_tile, TUNE_P_wg_size, TUNE_P_keys_per_item,
+                                    TUNE_P_vec_step},
+                     cpu_order[] = {TUNE_P_keys_per_item, TUNE_P_vec_step, TUNE_P_wg_size,
+                                    TUNE_P_tile};
+    _Static_assert(sizeof gpu_order / sizeof *gpu_order == CLSORT_NPARAMS &&
+                       sizeof cpu_order / sizeof *cpu_order == CLSORT_NPARAMS,
+                   "each order names every row of CLSORT_PARAM_TABLE");
     const int *order = s->info.type && strcmp(s->info.type, "cpu") == 0 ? cpu_order : gpu_order;
     const int sweeps = s->o->quick ? 1 : 2;
     for (int sweep = 0; sweep < sweeps; ++sweep) {
         const clsort_params before = r->best;
-        for (int ai = 0; ai < 4; ++ai) {
+        for (int ai = 0; ai < CLSORT_NPARAMS; ++ai) {
             const int a = order[ai];
-            if (s->o->quick && a == 3 && *axis(&r->best, 0) > 32)
+            if (s->o->quick && a == TUNE_P_vec_step && r->best.tile > 32)
                 continue; /* vec_step matters little with big tiles (GPU shapes) */
-            const unsigned cur = *axis(&r->best, a);
-            for (unsigned v = axis_lo[a]; v <= axis_hi[a]; v <<= 1) {
+            const unsigned cur = tune_param_of(&r->best, a);
+            for (unsigned v = tune_param_lo(a); v <= tune_param_hi(a); v <<= 1) {
                 if (s->o->quick && v != cur / 2 && v != cur * 2)
                     continue;
                 if (tune_now() > deadline)
                     goto done;
                 clsort_params p = r->best;
-                *axis(&p, a) = v;
-                if (same_params(&p, &r->best) || (a <= 1 && p.wg_size > p.tile / 2))
+                *tune_param(&p, a) = v;
+                if (tune_same_params(&p, &r->best) ||
+                    ((a == TUNE_P_tile || a == TUNE_P_wg_size) && p.wg_size > p.tile / 2))
                     continue;
                 search_try(s, r, &d, net, w, k, &p, a, v, sizes, nsizes, &best_score);
             }
         }
-        if (same_params(&before, &r->best))
+        if (tune_same_params(&before, &r->best))
             break;
     }
 done:

@@ -116,8 +116,7 @@ static void write_size_ranges(FILE *f, int net, int w, int k, const tune_result 
 {
     for (int i = r->nsizes - 2; i >= 0; --i) {
         const clsort_params *p = &r->size_best[i], *next = &r->size_best[i + 1];
-        if (p->wg_size == next->wg_size && p->vec_step == next->vec_step &&
-            p->tile == next->tile && p->keys_per_item == next->keys_per_item)
+        if (tune_same_params(p, next))
             continue;
         uint64_t bound = r->size_n[i];
         while (bound * bound * 2 <= r->size_n[i] * r->size_n[i + 1])
@@ -127,8 +126,7 @@ static void write_size_ranges(FILE *f, int net, int w, int k, const tune_result 
         fprintf(f, "# %.2f Mkeys/s at n=%llu (start point: %.2f Mkeys/s)\n",
                 r->size_rate[i] / 1e6, (unsigned long long)r->size_n[i],
                 r->size_start_rate[i] / 1e6);
-        fprintf(f, "wg_size = %u\nvec_step = %u\ntile = %u\nkeys_per_item = %u\n", p->wg_size,
-                p->vec_step, p->tile, p->keys_per_item);
+        tune_write_params(f, p);
     }
 }
 
@@ -207,8 +205,7 @@ static void write_config(const tune_state *s, FILE *f, const char *date, double 
                            "failed\n",
                         r->best_rate / 1e6, (unsigned long long)r->rate_n, r->start_rate / 1e6,
                         r->tried, r->failed);
-                fprintf(f, "wg_size = %u\nvec_step = %u\ntile = %u\nkeys_per_item = %u\n",
-                        r->best.wg_size, r->best.vec_step, r->best.tile, r->best.keys_per_item);
+                tune_write_params(f, &r->best);
                 write_size_ranges(f, net, w, k, r);
             }
 }
@@ -269,27 +266,29 @@ static void print_summary(const tune_state *s, const char *where, double secs)
     FILE *f = (s->o->output && !strcmp(s->o->output, "-")) ? stderr : stdout;
     fprintf(f, "\nclsort-tune: %s (%s, driver %s)%s, %.0f s\n", s->info.name, s->info.platform,
             s->info.driver, s->o->quick ? ", --quick" : "", secs);
-    fprintf(f, "%-23s %4s %-7s %7s %8s %6s %13s %10s %10s %9s\n", "network", "key", "kind",
-            "wg_size", "vec_step", "tile", "keys_per_item", "Mkeys/s", "start", "n");
+    fprintf(f, "%-23s %4s %-7s", "network", "key", "kind");
+    tune_print_params(f, NULL);
+    fprintf(f, " %10s %10s %9s\n", "Mkeys/s", "start", "n");
     for (int net = 0; net < TUNE_NETS; ++net)
         for (int w = 0; w < TUNE_WIDTHS; ++w)
             for (int k = 0; k < TUNE_KINDS; ++k) {
                 const tune_result *r = &s->res[net][w][k];
                 if (!r->tuned)
                     continue;
-                fprintf(f, "%-23s %4d %-7s %7u %8u %6u %13u %10.2f %10.2f %9llu\n",
-                        clsort_algorithm_name(tune_algo(net)), w ? 64 : 32, tune_kind_name(k),
-                        r->best.wg_size, r->best.vec_step, r->best.tile, r->best.keys_per_item,
-                        r->best_rate / 1e6, r->start_rate / 1e6, (unsigned long long)r->rate_n);
+                fprintf(f, "%-23s %4d %-7s", clsort_algorithm_name(tune_algo(net)), w ? 64 : 32,
+                        tune_kind_name(k));
+                tune_print_params(f, &r->best);
+                fprintf(f, " %10.2f %10.2f %9llu\n", r->best_rate / 1e6, r->start_rate / 1e6,
+                        (unsigned long long)r->rate_n);
                 /* The winners at smaller sizes, where they differ (the config's size ranges). */
                 for (int i = r->nsizes - 2; i >= 0; --i) {
                     const clsort_params *p = &r->size_best[i];
                     if (!memcmp(p, &r->size_best[i + 1], sizeof *p))
                         continue;
-                    fprintf(f, "%-23s %4s %-7s %7u %8u %6u %13u %10.2f %10.2f %9llu\n",
-                            "  (smaller n)", "", "", p->wg_size, p->vec_step, p->tile,
-                            p->keys_per_item, r->size_rate[i] / 1e6, r->size_start_rate[i] / 1e6,
-                            (unsigned long long)r->size_n[i]);
+                    fprintf(f, "%-23s %4s %-7s", "  (smaller n)", "", "");
+                    tune_print_params(f, p);
+                    fprintf(f, " %10.2f %10.2f %9llu\n", r->size_rate[i] / 1e6,
+                            r->size_start_rate[i] / 1e6, (unsigned long long)r->size_n[i]);
                 }
             }
     if (s->nrules) {
