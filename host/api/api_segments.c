@@ -4,7 +4,8 @@
  * run.c, like every sort); larger ones (host variant) are each as large as a normal sort, so they
  * take the normal path (api_sort.h), under the same hold of the context's lock. */
 #include "api_common.h"
-#include "api_narrow.h"
+#include "dispatch.h"
+#include "narrow_keys.h"
 #include "keytype.h"
 #include "api_sort.h"
 #include "hostsort.h"

@@ -2,7 +2,8 @@
  * transfers of host rows and results, and the device work as for every sort: a top-k plan
  * (plan.c), its schedule (schedule.c), run.c's launches. */
 #include "api_common.h"
-#include "api_narrow.h"
+#include "dispatch.h"
+#include "narrow_keys.h"
 #include "plan.h"
 #include "run.h"
 #include "schedule.h"
