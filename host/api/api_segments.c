@@ -13,7 +13,7 @@
 #include "run.h"
 #include "schedule.h"
 #include "scratch.h"
-#include "segments.h"
+#include "seg_shape.h"
 #include "transfer.h"
 #include "util.h"
 
@@ -40,7 +40,7 @@ static clsort_algorithm seg_algo(clsort_algorithm algo)
 }
 
 /* Enqueues the segmented sort of d on the device buffers after the wait list: its plan, its
- * schedule, its run, as for every sort. Where d is composed (segments.h), the run sorts the
+ * schedule, its run, as for every sort. Where d is composed (seg_shape.h), the run sorts the
  * composites in scratch 4, with the values' copy in scratch 5, for the caller's keys and vals. */
 static int enqueue_segments(clsort_ctx *ctx, const clsort__seg_desc *d, cl_mem keys, cl_mem vals,
                             cl_mem offsets, cl_uint num_wait, const cl_event *wait,
@@ -83,7 +83,7 @@ typedef struct seg_counts {
 
 /* Uploads [off[0], off[nseg]) and sorts its segments of 2..large_max keys on the device,
  * blocking; writes the range back only when every launch succeeded. Where composed, type and
- * flags are the composites' and key32_type, key32_flags the caller's (segments.h). */
+ * flags are the composites' and key32_type, key32_flags the caller's (seg_shape.h). */
 static int device_small(clsort_ctx *ctx, unsigned char *keys, unsigned char *values,
                         size_t value_size, const uint64_t *offsets, size_t nseg, clsort_type type,
                         clsort_algorithm algo, unsigned flags, const seg_counts *c,
@@ -309,7 +309,7 @@ static int segments_locked(clsort_ctx *ctx, void *keys, void *values, size_t val
         return rc;
     }
     /* Stable pairs of 32-bit keys with AUTO (bitonic here), whose long segments (above 64 keys)
-     * hold an eighth of the keys or more: sorted as 64-bit composites alone (segments.h), so
+     * hold an eighth of the keys or more: sorted as 64-bit composites alone (seg_shape.h), so
      * every choice below is the composites' (svs: the value size the passes see). Not with an
      * explicit network: the values' fetch by position reads addresses that follow the keys'
      * order, which docs/security.md promises explicit networks never do. */
@@ -549,7 +549,7 @@ static int segments_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, s
         staged && (blind || (d.stage_wide && blind_wide));
     d.pack_tiny = !mostly_tiny;
     /* Mostly tiny segments: the packed and group passes will mostly find nothing to do, and
-     * fewer groups find that sooner (segments.h). */
+     * fewer groups find that sooner (seg_shape.h). */
     d.pack_groups = mostly_tiny ? clsort__seg_few_groups(ctx, nseg)
                                 : clsort__seg_default_groups(ctx, nseg);
     d.groups = mostly_tiny ? clsort__seg_few_groups(ctx, nseg)

@@ -8,7 +8,7 @@
 #include "kernels.h"
 #include "program.h"
 #include "scratch.h"
-#include "segments.h"
+#include "seg_layout.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
 
 #include "params.h"
 #include "schedule.h"
-#include "segments.h"
+#include "seg_shape.h"
 
 #include <stdlib.h>
 #include <string.h>
