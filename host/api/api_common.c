@@ -42,6 +42,13 @@ uint64_t clsort__enter_timed(clsort_ctx *ctx)
     return t0;
 }
 
+uint64_t clsort__begin_call(clsort_ctx *ctx)
+{
+    const uint64_t t0 = clsort__now_ns();
+    clsort__reset_stats(ctx);
+    return t0;
+}
+
 int clsort__leave_timed(clsort_ctx *ctx, uint64_t t0, int rc)
 {
     ctx->stats.total_ns = clsort__now_ns() - t0;

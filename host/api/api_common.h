@@ -23,5 +23,8 @@ int clsort__check_fp64(clsort_ctx *ctx, const char *fn, clsort_type type);
  * since t0, releases the lock and returns rc. */
 uint64_t clsort__enter_timed(clsort_ctx *ctx);
 int clsort__leave_timed(clsort_ctx *ctx, uint64_t t0, int rc);
+/* The start of a call that holds the lock already and hands its start on (clsort_sort_segments):
+ * the last call's statistics forgotten, the clock read. */
+uint64_t clsort__begin_call(clsort_ctx *ctx);
 
 #endif /* CLSORT_API_COMMON_H */

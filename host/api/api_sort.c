@@ -1,7 +1,5 @@
 /* api_sort.c - the public sort calls and clsort_prepare: the context's lock, the argument
  * checks, then the call handed on to the dispatch layer (dispatch.h), which chooses how it runs. */
-#include "api_sort.h"
-
 #include "api_common.h"
 #include "dispatch.h"
 
@@ -27,8 +25,8 @@ static int check_args(clsort_ctx *ctx, const char *fn, int have_keys, size_t n, 
     return clsort__check_fp64(ctx, fn, type);
 }
 
-int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_algorithm algo,
-                unsigned flags)
+static int sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
+                       clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort", keys != NULL, n, type, algo, flags, 0, 0, 0);
     if (rc)
@@ -36,8 +34,8 @@ int clsort__sort_locked(clsort_ctx *ctx, void *keys, size_t n, clsort_type type,
     return clsort__dispatch_sort(ctx, keys, NULL, 0, n, type, algo, flags);
 }
 
-int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
-                      clsort_type type, clsort_algorithm algo, unsigned flags)
+static int sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                             size_t n, clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_pairs", keys != NULL, n, type, algo, flags, value_size,
                         1, values != NULL);
@@ -46,8 +44,8 @@ int clsort__sort_pairs_locked(clsort_ctx *ctx, void *keys, void *values, size_t 
     return clsort__dispatch_sort(ctx, keys, values, value_size, n, type, algo, flags);
 }
 
-int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count,
-                              clsort_type type, clsort_algorithm algo, unsigned flags)
+static int sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t count,
+                             clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = check_args(ctx, "clsort_sort_batch", keys != NULL || count == 0, n, type, algo,
                         flags, 0, 0, 0);
@@ -66,9 +64,9 @@ int clsort__sort_batch_locked(clsort_ctx *ctx, void *keys, size_t n, size_t coun
     return clsort__dispatch_sort_batch(ctx, keys, n, count, type, algo, flags);
 }
 
-static int clsort_sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size, size_t n,
-                       clsort_type type, clsort_algorithm algo, unsigned flags, cl_uint num_wait,
-                       const cl_event *wait, cl_event *done)
+static int sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                              size_t n, clsort_type type, clsort_algorithm algo, unsigned flags,
+                              cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     if (done)
         *done = NULL;
@@ -132,7 +130,7 @@ int clsort_sort(clsort_ctx *ctx, void *keys, size_t n, clsort_type type, clsort_
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort__sort_locked(ctx, keys, n, type, algo, flags);
+    const int rc = sort_locked(ctx, keys, n, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -143,7 +141,7 @@ int clsort_sort_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_si
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort__sort_pairs_locked(ctx, keys, values, value_size, n, type, algo, flags);
+    const int rc = sort_pairs_locked(ctx, keys, values, value_size, n, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -154,7 +152,7 @@ int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count, clsor
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort__sort_batch_locked(ctx, keys, n, count, type, algo, flags);
+    const int rc = sort_batch_locked(ctx, keys, n, count, type, algo, flags);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -168,7 +166,7 @@ int clsort_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_sort_buffer_locked(ctx, keys, values, value_size, n, type, algo, flags,
+    const int rc = sort_buffer_locked(ctx, keys, values, value_size, n, type, algo, flags,
                                              num_wait, wait, done);
     pthread_mutex_unlock(&ctx->lock);
     return rc;

@@ -24,6 +24,28 @@ int clsort__dispatch_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, si
 int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
                              unsigned flags);
 
+/* clsort_sort_segments, arguments checked (kind, offsets non-decreasing and addressable), the
+ * call's statistics reset at t0, when it started (dispatch_segments.c). */
+int clsort__dispatch_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                              const uint64_t *offsets, size_t nseg, clsort_type type,
+                              clsort_algorithm algo, unsigned flags, uint64_t t0);
+/* clsort_sort_segments_buffer, arguments, wait list and buffers checked: cap, the elements the
+ * buffers hold (at most 2^31; 0 for nseg 0). */
+int clsort__dispatch_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values,
+                                     size_t value_size, cl_mem offsets, size_t nseg, uint64_t cap,
+                                     clsort_type type, clsort_algorithm algo, unsigned flags,
+                                     cl_uint num_wait, const cl_event *wait, cl_event *done);
+
+/* clsort_topk, arguments checked, rows > 0 (dispatch_topk.c). */
+int clsort__dispatch_topk(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
+                          size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                          void *out_keys, void *out_values);
+/* clsort_topk_buffer, arguments, wait list and buffers checked; values NULL unless out_values. */
+int clsort__dispatch_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                 size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                                 cl_mem out_keys, cl_mem out_values, cl_uint num_wait,
+                                 const cl_event *wait, cl_event *done);
+
 /* A _buffer call with nothing to do: still honours the wait list and hands back an event in
  * *done (when done is not NULL) that completes when the wait list has (dispatch_empty.c). */
 int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *wait,
