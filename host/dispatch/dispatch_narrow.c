@@ -18,15 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-int clsort__narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
-                              size_t n, clsort_type type, clsort_algorithm algo,
-                              unsigned flags, cl_uint num_wait, const cl_event *wait,
-                              cl_event *done);
-
 /* Unstable narrow keys of a host array on the device: they travel as they are (1 or 2 bytes a
- * key, not the composites' 4) into scratch 0 (values into scratch 1), narrow_sort_buffer widens,
- * sorts and narrows them there, and they come back. Blocking; on failure the arrays are as
- * they were unless the read-back itself failed part-way (clsort_sort's exception). */
+ * key, not the composites' 4) into scratch 0 (values into scratch 1),
+ * clsort__narrow_sort_buffer widens, sorts and narrows them there, and they come back.
+ * Blocking; on failure the arrays are as they were unless the read-back itself failed part-way
+ * (clsort_sort's exception). */
 static int narrow_device_sort(clsort_ctx *ctx, void *keys, void *values, size_t vs, size_t n,
                               clsort_type type, clsort_algorithm algo, unsigned flags)
 {
@@ -47,8 +43,9 @@ static int narrow_device_sort(clsort_ctx *ctx, void *keys, void *values, size_t 
     CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[0], 0, keys, kbytes));
     if (values)
         CLSORT__CHECK(clsort__upload(ctx, ctx->scratch[1], 0, values, vbytes));
-    CLSORT__CHECK(clsort__narrow_sort_buffer(ctx, ctx->scratch[0], values ? ctx->scratch[1] : NULL, vs,
-                                     n, type, algo, flags, 0, NULL, NULL));
+    CLSORT__CHECK(clsort__narrow_sort_buffer(ctx, ctx->scratch[0],
+                                             values ? ctx->scratch[1] : NULL, vs, n, type, algo,
+                                             flags, 0, NULL, NULL));
     const cl_int err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "narrow keys' sort");
     CLSORT__CHECK(clsort__transfer_settle(ctx));
@@ -70,7 +67,7 @@ fail:
  * each run of equal keys put back in input order. `count` arrays of n keys (count > 1: keys
  * alone, not stable). Arguments checked. */
 int clsort__narrow_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
-                       size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
+                        size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     static const char fn[] = "clsort_sort";
     const size_t vs = values ? value_size : 0, ks = clsort_type_size(type);
@@ -121,9 +118,8 @@ int clsort__narrow_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_
  * with the widening and narrowing steps (narrow.cl) around it, on composites in the context's
  * scratch slot for composites. */
 int clsort__narrow_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
-                              size_t n, clsort_type type, clsort_algorithm algo,
-                              unsigned flags, cl_uint num_wait, const cl_event *wait,
-                              cl_event *done)
+                               size_t n, clsort_type type, clsort_algorithm algo, unsigned flags,
+                               cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     if (n < 2)
         return clsort__enqueue_nothing(ctx, num_wait, wait, done);

@@ -22,7 +22,7 @@
  * the radix sort where clsort__auto_choice says so and its buffers can be had, else sorts in
  * place with AUTO's network. */
 int clsort__resolve_device_algo(clsort_ctx *ctx, uint64_t n, uint64_t count, clsort_type type,
-                               size_t value_size, unsigned flags, clsort_algorithm *algo)
+                                size_t value_size, unsigned flags, clsort_algorithm *algo)
 {
     const clsort_algorithm a =
         *algo == CLSORT_AUTO
@@ -50,8 +50,8 @@ int clsort__resolve_device_algo(clsort_ctx *ctx, uint64_t n, uint64_t count, cls
  * NULL) gets the last event. Dispatch drives the layers one way: it makes the plan (plan.c),
  * starts the run (run.c), feeds it the schedule's steps (schedule.c) and ends the run. */
 int clsort__enqueue_sort(clsort_ctx *ctx, cl_mem keys, cl_mem vals, size_t value_size, uint64_t n,
-                        uint64_t count, clsort_type type, clsort_algorithm algo, unsigned flags,
-                        cl_uint num_wait, const cl_event *wait, cl_event *done)
+                         uint64_t count, clsort_type type, clsort_algorithm algo, unsigned flags,
+                         cl_uint num_wait, const cl_event *wait, cl_event *done)
 {
     clsort__plan plan;
     int rc = clsort__resolve_device_algo(ctx, n, count, type, value_size, flags, &algo);
@@ -89,8 +89,8 @@ static int sort_in_place(clsort_ctx *ctx, void *keys, void *values, size_t value
     CLSORT__CHECK(clsort__wrap_host(ctx, keys, kbytes, &kb));
     if (values)
         CLSORT__CHECK(clsort__wrap_host(ctx, values, vbytes, &vb));
-    CLSORT__CHECK(clsort__enqueue_sort(ctx, kb, vb, values ? value_size : 0, n, count, type, algo, flags,
-                               0, NULL, NULL));
+    CLSORT__CHECK(clsort__enqueue_sort(ctx, kb, vb, values ? value_size : 0, n, count, type,
+                                       algo, flags, 0, NULL, NULL));
     const cl_int err = clFinish(ctx->queue);
     CLSORT__CL_CHECK(ctx, err, "clFinish", "sort kernels");
     CLSORT__CHECK(clsort__sync_wrapped(ctx, kb, kbytes));
@@ -192,7 +192,7 @@ static int upload_and_sort(clsort_ctx *ctx, const void *keys, const void *values
  * failure the host arrays are untouched unless a chunk of the read back failed after an earlier
  * one had been written (the case the header names). */
 int clsort__device_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
-                       size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
+                        size_t count, clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     int rc = CLSORT_OK;
     const size_t ks = clsort_type_size(type), total = n * count;
@@ -244,7 +244,7 @@ int clsort__use_host(const clsort_ctx *ctx, size_t n, clsort_algorithm algo, uns
 }
 
 int clsort__sort_any(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
-                    clsort_type type, clsort_algorithm algo, unsigned flags)
+                     clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);

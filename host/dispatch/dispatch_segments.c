@@ -265,7 +265,7 @@ static int segments_small(clsort_ctx *ctx, void *keys, void *values, size_t valu
     unsigned char *k = keys, *v = values;
     if (!(flags & CLSORT_NO_HOST_FALLBACK) &&
         (total <= ctx->host_fallback_max || (algo == CLSORT_AUTO && total <= ctx->host_path_max))) {
-        /* A tiny total, or AUTO where the host's own sort wins (dispatch_path.c, clsort__use_host): the host
+        /* A tiny total, or AUTO where the host's own sort wins (clsort__use_host): the host
          * sort per segment beats any launch. */
         for (size_t i = 0; i < nseg && rc == CLSORT_OK; ++i)
             if (offsets[i + 1] - offsets[i] > 1)

@@ -15,7 +15,7 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 int clsort__stable_pairs(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
-                        clsort_type type, clsort_algorithm algo, unsigned flags)
+                         clsort_type type, clsort_algorithm algo, unsigned flags)
 {
     const size_t ks = clsort_type_size(type);
     /* The device sorts the keys with 8-byte positions: sizes no buffer can hold fail here,

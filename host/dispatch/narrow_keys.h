@@ -3,9 +3,9 @@
  * class and their bits; stable sorts under CLSORT_NAN_LARGEST, where keys with different bits
  * compare equal, sort the keys with their positions and put each run of equal keys back in input
  * order; top-k ranks the keys' classes; the _buffer calls take such sorts through host memory.
- * The sorts themselves (api_sort.c, api_segments.c, api_topk.c) use these after their argument
- * checks and run the ordinary calls with other types, so nothing below the API sees a narrow
- * type. */
+ * The sorts themselves (dispatch_narrow.c, dispatch_segments.c, dispatch_topk.c) use these after
+ * the API's argument checks and run the ordinary paths with other types, so nothing below the
+ * dispatch layer sees a narrow type. */
 #ifndef CLSORT_NARROW_KEYS_H
 #define CLSORT_NARROW_KEYS_H
 

@@ -14,7 +14,7 @@ clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n);
 uint64_t clsort__radix_min_n(const clsort_ctx *ctx, clsort_type type, size_t value_size);
 /* What AUTO runs on the device for `count` arrays of n keys: the radix sort (one array, at least
  * clsort__radix_min_n keys; stable pairs at any size where that is not UINT64_MAX), else the
- * network of clsort__resolve_auto. The API falls back to that network itself where the radix
+ * network of clsort__resolve_auto. Dispatch falls back to that network itself where the radix
  * sort's second buffers cannot be had. */
 clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t count,
                                      clsort_type type, size_t value_size, int stable);
