@@ -62,7 +62,7 @@ fail:
     return rc;
 }
 
-/* Narrow keys (api_narrow.c's composites, sorted as u32 or u64), and CLSORT_STABLE where
+/* Narrow keys (narrow_keys.c's composites, sorted as u32 or u64), and CLSORT_STABLE where
  * CLSORT_NAN_LARGEST makes different bits equal: the keys with their positions, unstable, then
  * each run of equal keys put back in input order. `count` arrays of n keys (count > 1: keys
  * alone, not stable). Arguments checked. */
