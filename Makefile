@@ -5,7 +5,9 @@
 #
 # This file is the table of contents; each concern is one file under mk/:
 #   mk/config.mk       compilers and flags, the version, install places, packages, source lists
-#   mk/library.mk      libclsort.a and libclsort.so from host/ and the embedded kernels/
+#   mk/library.mk      libclsort.a and libclsort.so from host/'s layer folders (mk/config.mk's
+#                      HOST_DIRS: api, dispatch, planning, execution, programs, device, core)
+#                      and the embedded kernels/
 #   mk/tools.mk        clsort, clsort-tune, clsort-bench, clsort-mpi and their shared layers
 #   mk/tests.mk        the test programs; `make test` runs tests/run_tests.sh
 #   mk/install.mk      `make install`, `make uninstall`, clsort.pc, the CMake package

@@ -1,5 +1,5 @@
 /* narrow.cl - keys of 1 and 2 bytes on the device: widened into 32-bit composites before a
- * network sorts them, and narrowed back after (kernels/key_types.h; host/api/api_narrow.c).
+ * network sorts them, and narrowed back after (kernels/key_types.h; host/dispatch/narrow_keys.c).
  *
  * A key x of w bits (8 or 16, the argument w) becomes class << w | x, its class
  * (CLSORT_KT_CLASS under xf: its order, descending folded in, NaNs and zeros collapsed under

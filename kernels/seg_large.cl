@@ -26,7 +26,7 @@
 #endif
 
 /* The longest segment these passes take (their slots are 32-bit); the host variant sorts longer
- * ones on the normal path (host/api/api_segments.c, SEG_LARGE_PASS_MAX). */
+ * ones on the normal path (host/dispatch/dispatch_segments.c, SEG_LARGE_PASS_MAX). */
 #define LARGE_LEN_MAX ((ulong)1 << 31)
 
 /* Units of a segment of len keys: its power of two in TILE slots; none when longer than

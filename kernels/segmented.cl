@@ -56,7 +56,7 @@
  * P = 2^(b+1) slots), bin SEG_LARGE_BIN those longer than 4096 (the largest tile of any pass).
  * The host launches each kernel on a range of bins (tiny: b < SEG_TINY_LOG; packed and group:
  * the arguments). The meta buffer holds SEG_META counters (16 counts, then 16 scatter cursors)
- * and then the list of segment indices, bin after bin (host/execution/segments.h). */
+ * and then the list of segment indices, bin after bin (host/core/seg_layout.h). */
 #define SEG_LARGE_BIN 12
 #define SEG_BINS (SEG_LARGE_BIN + 1)
 #define SEG_CURSORS 16
@@ -66,7 +66,7 @@
 /* With the large passes (seg_large.cl) two tables follow the list: LARGE_UNITS(e), the first
  * unit of the large bin's entry e (e = 0 .. count, the last the total), a unit being TILE slots
  * of a segment padded to its power of two; and LARGE_MAP(u), the entry that unit u belongs to
- * (host/execution/segments.h sizes them). */
+ * (host/core/seg_layout.h sizes them). */
 #define LARGE_UNITS(e) meta[(ulong)SEG_META + nseg + (e)]
 #define LARGE_MAP(u) meta[(ulong)SEG_META + 2 * nseg + 1 + (u)]
 /* The counter after the bins': log2 of the largest P of the large bin (seg_large_scan), so that
@@ -609,7 +609,7 @@ __kernel CLSORT_SHAPE_SEG_ITEM void seg_sort_tiny(CLSORT_ARGS_SEG_TINY)
  * exists in every segmented program). max_len and gpos are not used. */
 
 /* Segments a tile holds at most: TILE / 8, so that their bounds fit beside the keys in local
- * memory (host/execution/segments.c counts them in); bins of 2 and 4 keys fill a tile only in
+ * memory (host/planning/seg_shape.c counts them in); bins of 2 and 4 keys fill a tile only in
  * part. */
 #define PACK_SEGS (TILE / 8)
 

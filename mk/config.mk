@@ -14,7 +14,7 @@ ALL_CFLAGS   = -std=c11 $(WARN) $(SAN) -D_POSIX_C_SOURCE=200809L -Iinclude -I$(B
 # tests/check_layers.sh reads a file's layer from its folder). Only the library and the white-box
 # tests see them: the tools compile against include/ alone, so the compiler enforces that they use
 # the public API.
-HOST_DIRS    = host/api host/planning host/execution host/programs host/device host/core
+HOST_DIRS    = host/api host/dispatch host/planning host/execution host/programs host/device host/core
 HOST_INC     = $(addprefix -I,$(HOST_DIRS))
 HOST_HDRS    = $(wildcard $(addsuffix /*.h,$(HOST_DIRS)))
 vpath %.c $(HOST_DIRS)

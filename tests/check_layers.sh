@@ -22,7 +22,7 @@ cd "${1:-$(dirname "$0")/..}" || exit 2
 
 # The layers of host/ are its folders, highest first; a file may include headers of its own
 # layer or below. The same order is HOST_DIRS in the Makefile and the table in docs/design.md.
-LAYER_DIRS='api planning execution programs device core'
+LAYER_DIRS='api dispatch planning execution programs device core'
 
 n=0
 failed=0

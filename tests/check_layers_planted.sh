@@ -1,8 +1,9 @@
 #!/bin/sh
-# check_layers_planted.sh - tests/check_layers.sh must fail on an upward include in tools/ (TAP).
+# check_layers_planted.sh - tests/check_layers.sh must fail on an upward include (TAP).
 # Plants one include at a time in a copy of host/ and tools/ and expects the check to name it:
-# the shared records layer including clsort's options (lib -> programs), and one program
-# including another's header (clsort-mpi -> clsort).
+# the shared records layer including clsort's options (lib -> programs), one program including
+# another's header (clsort-mpi -> clsort), planning including the dispatch layer's header and the
+# dispatch layer including the API's (host/: each layer calls only downwards).
 # Usage: sh tests/check_layers_planted.sh (from the repository root or anywhere).
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,5 +35,10 @@ plant tools/lib/clsort_records.c clsort_args.h "tools/lib/clsort_records.c inclu
     "an include of clsort/ from tools/lib/ fails the check"
 plant tools/clsort-mpi/mpi_io.c clsort_guard.h "tools/clsort-mpi/mpi_io.c includes only its layer" \
     "an include of clsort/ from clsort-mpi/ fails the check"
+plant host/planning/plan.c dispatch.h "host/planning/plan.c includes only its layer" \
+    "an include of dispatch/ from planning/ fails the check"
+plant host/dispatch/dispatch_sort.c api_common.h \
+    "host/dispatch/dispatch_sort.c includes only its layer" \
+    "an include of api/ from dispatch/ fails the check"
 echo "1..$n"
 exit $failed

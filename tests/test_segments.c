@@ -643,7 +643,7 @@ int main(void)
               T_RANDOM);
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_ALMOST, 300, 32, CLSORT_AUTO, 0);
     buffer_case(bctx, clc, q, CLSORT_U32, 0, M_FULL, 200, 64, CLSORT_AUTO, 0);
-    /* Where it pays, as GPUs choose (segments.c): mostly tiny (staged, the rest packed), mostly
+    /* Where it pays, as GPUs choose (seg_shape.c): mostly tiny (staged, the rest packed), mostly
      * up to 64 keys (staged up to 64), mostly longer (every one packed), by the lengths (host
      * variant) or by the mean (buffer). */
     unsetenv("CLSORT_SEG_TINY");
@@ -681,7 +681,7 @@ int main(void)
     unsetenv("CLSORT_SEG_STAGE");
 
     /* Stable pairs of 32-bit keys composed (seg_compose and seg_decompose around an unstable
-     * sort of 64-bit composites: segments.c, clsort__seg_compose), which GPUs take where long
+     * sort of 64-bit composites: seg_shape.c, clsort__seg_compose), which GPUs take where long
      * segments hold an eighth of the keys, forced on whatever device this is: every mix, u32,
      * i32 and f32 keys (special values) both ways with 4- and 8-byte values and long runs of
      * ties, host and buffer variants, every network, garbage offsets (the passes must keep to

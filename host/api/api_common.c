@@ -1,7 +1,7 @@
 /* api_common.c - what the public calls share: the checks of a sort's kind (api_sort.c,
- * api_segments.c), the fp64 check (and api_topk.c), the event of a _buffer call with nothing to
- * do and the lock and clock around a call that times itself (api_segments.c, api_topk.c),
- * written once so that their messages and behaviour stay the same across the calls. */
+ * api_segments.c), the fp64 check (and api_topk.c) and the lock and clock around a call that
+ * times itself (api_segments.c, api_topk.c), written once so that their messages and behaviour
+ * stay the same across the calls. */
 #include "api_common.h"
 
 #include "run.h"
@@ -34,26 +34,17 @@ int clsort__check_fp64(clsort_ctx *ctx, const char *fn, clsort_type type)
     return CLSORT_OK;
 }
 
-int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *wait,
-                            cl_event *done)
-{
-    if (!num_wait && !done)
-        return CLSORT_OK;
-    cl_event ev = NULL;
-    const cl_int err = clEnqueueMarkerWithWaitList(ctx->queue, num_wait, wait, &ev);
-    if (err != CL_SUCCESS)
-        return clsort__cl_fail(ctx, err, "clEnqueueMarkerWithWaitList", "");
-    if (done)
-        *done = ev;
-    else
-        clReleaseEvent(ev);
-    return CLSORT_OK;
-}
-
 uint64_t clsort__enter_timed(clsort_ctx *ctx)
 {
     const uint64_t t0 = clsort__now_ns();
     pthread_mutex_lock(&ctx->lock);
+    clsort__reset_stats(ctx);
+    return t0;
+}
+
+uint64_t clsort__begin_call(clsort_ctx *ctx)
+{
+    const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     return t0;
 }

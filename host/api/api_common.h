@@ -1,6 +1,6 @@
 /* api_common.h - what the public calls share (api_common.c): the checks of a key type,
- * algorithm, flags and value size, the fp64 check, an empty call's event, and the lock and
- * clock around a call that times itself. */
+ * algorithm, flags and value size, the fp64 check, and the lock and clock around a call that
+ * times itself. */
 #ifndef CLSORT_API_COMMON_H
 #define CLSORT_API_COMMON_H
 
@@ -17,15 +17,14 @@ int clsort__check_sort_kind(clsort_ctx *ctx, const char *fn, clsort_type type,
                             int need_values);
 /* CLSORT_ERR_UNSUPPORTED for f64 keys on a device without fp64, naming fn. */
 int clsort__check_fp64(clsort_ctx *ctx, const char *fn, clsort_type type);
-/* A _buffer call with nothing to do: still honours the wait list and hands back an event in
- * *done (when done is not NULL) that completes when the wait list has. */
-int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *wait,
-                            cl_event *done);
 /* Around a call that reports its own total time (clsort_topk, clsort_topk_buffer,
  * clsort_sort_segments_buffer): clsort__enter_timed takes the context's lock, forgets the last
  * call's statistics and returns the call's start; clsort__leave_timed records the total time
  * since t0, releases the lock and returns rc. */
 uint64_t clsort__enter_timed(clsort_ctx *ctx);
 int clsort__leave_timed(clsort_ctx *ctx, uint64_t t0, int rc);
+/* The start of a call that holds the lock already and hands its start on (clsort_sort_segments):
+ * the last call's statistics forgotten, the clock read. */
+uint64_t clsort__begin_call(clsort_ctx *ctx);
 
 #endif /* CLSORT_API_COMMON_H */

@@ -107,7 +107,7 @@ struct clsort_ctx {
     /* Scratch device buffers, reused across calls (scratch.h names them): 0 and 1 hold
      * host-array sorts' keys and values, 2 the segmented sort's bin list (host variant) or
      * stable positions (buffer variant), 3 its offsets, 4 and 5 its composites and their
-     * values' copy (api_segments.c), 6 to 8 the radix sort's second buffers and counts. */
+     * values' copy (dispatch_segments.c), 6 to 8 the radix sort's second buffers and counts. */
     cl_mem scratch[CLSORT__NSCRATCH];
     size_t scratch_size[CLSORT__NSCRATCH];
 

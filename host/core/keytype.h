@@ -1,6 +1,6 @@
 /* keytype.h - the key-type table (kernels/key_types.h) as the library asks it: a type's width,
  * kind and significand bits, the kernels' transform code for a sort's flags, and whether a
- * type is one the devices sort only as wider keys (api_narrow.c). */
+ * type is one the devices sort only as wider keys (dispatch/narrow_keys.c). */
 #ifndef CLSORT_KEYTYPE_H
 #define CLSORT_KEYTYPE_H
 
@@ -41,7 +41,7 @@ static inline int clsort__type_narrow(clsort_type type)
 }
 
 /* 1 where CLSORT_NAN_LARGEST makes keys with different bits compare equal: float keys with the
- * flag. Stable sorts of such keys need their positions (api_narrow.c). */
+ * flag. Stable sorts of such keys need their positions (dispatch/narrow_keys.c). */
 static inline int clsort__type_collapses(clsort_type type, unsigned flags)
 {
     return (flags & CLSORT_NAN_LARGEST) && clsort__keytype_of(type).kind == CLSORT_KIND_FLOAT;

@@ -1,14 +1,14 @@
 /* run.c - turns a plan and its schedule's steps into OpenCL launches on the context's queue:
  * gets the plan's program, sets each kernel's arguments and group size as the manifest says
  * (kernels/manifest.h: its argument list and launch shape), sizes the work, chains events, and
- * records statistics. The API (api_sort.c, api_segments.c, api_topk.c) drives the schedule
- * (schedule.c) into clsort__run_step. */
+ * records statistics. The dispatch layer (dispatch_path.c, dispatch_segments.c,
+ * dispatch_topk.c) drives the schedule (schedule.c) into clsort__run_step. */
 #include "run.h"
 
 #include "kernels.h"
 #include "program.h"
 #include "scratch.h"
-#include "segments.h"
+#include "seg_layout.h"
 
 #include <string.h>
 

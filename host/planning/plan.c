@@ -1,14 +1,14 @@
 /* plan.c - how one sort runs, decided before anything is enqueued: the network AUTO picks, the
  * variant and its parameters (or the segmented sort's or the top-k's shape), the index width,
- * the key transform and the program's build options. The API hands the plan to run.c and the
- * schedule. */
+ * the key transform and the program's build options. The dispatch layer hands the plan to run.c
+ * and the schedule. */
 #include "plan.h"
 
 #include "keytype.h"
 
 #include "params.h"
 #include "schedule.h"
-#include "segments.h"
+#include "seg_shape.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@ clsort_algorithm clsort__resolve_auto(const clsort_ctx *ctx, uint64_t n);
 uint64_t clsort__radix_min_n(const clsort_ctx *ctx, clsort_type type, size_t value_size);
 /* What AUTO runs on the device for `count` arrays of n keys: the radix sort (one array, at least
  * clsort__radix_min_n keys; stable pairs at any size where that is not UINT64_MAX), else the
- * network of clsort__resolve_auto. The API falls back to that network itself where the radix
+ * network of clsort__resolve_auto. Dispatch falls back to that network itself where the radix
  * sort's second buffers cannot be had. */
 clsort_algorithm clsort__auto_choice(const clsort_ctx *ctx, uint64_t n, uint64_t count,
                                      clsort_type type, size_t value_size, int stable);
@@ -43,7 +43,7 @@ typedef struct clsort__seg_desc {
     uint64_t max_len;           /* the longest segment sorted here; 0: every length */
     uint64_t tiny_items;        /* upper bound on the tiny segments, 0: none */
     int pack_tiny;              /* the packed pass takes the tiny segments too, where the
-                                 * device would stage them (mostly longer ones: segments.h) */
+                                 * device would stage them (mostly longer ones: seg_shape.h) */
     int stage_wide;             /* the staged pass takes segments of up to 64 keys, where the
                                  * device stages (clsort__seg_stage_wide) */
     uint64_t pack_groups;       /* work-groups for the packed pass, 0: none */
@@ -54,7 +54,7 @@ typedef struct clsort__seg_desc {
     int composed;               /* type and flags are the composites' (CLSORT_U64, neither
                                  * CLSORT_STABLE nor CLSORT_DESCENDING, value_size 0);
                                  * key32_type, key32_flags and key32_value_size the caller's
-                                 * (segments.h, clsort__seg_compose) */
+                                 * (seg_shape.h, clsort__seg_compose) */
     clsort_type key32_type;
     unsigned key32_flags;
     size_t key32_value_size;

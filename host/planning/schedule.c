@@ -7,7 +7,7 @@
 #include "schedule.h"
 
 #include "kernels.h"
-#include "segments.h"
+#include "seg_layout.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
  * schedule depends only on the plan's network, n and parameters, or on its segmented shape:
  * never on key values (docs/security.md). */
 int clsort__schedule(const clsort__plan *plan, clsort__emit_fn emit, void *user);
-/* The overlapped upload (api_sort.c) runs a network plan's schedule in two parts. The first step
+/* The overlapped upload (dispatch_path.c) runs a network plan's schedule in two parts. The first step
  * of every network is a tile pass in place (bitonic_sort_tile, oem_sort_tile, oet_sort_tile)
  * that sorts each tile on its own, so it can run per chunk of whole tiles as each chunk arrives:
  * clsort__schedule_first_step gives that step for the plan's n keys, limited to the tiles of the

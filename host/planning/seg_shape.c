@@ -1,9 +1,9 @@
-/* segments.c - the shape of a segmented sort on this device (kernels/segmented.cl): the tile of
+/* seg_shape.c - the shape of a segmented sort on this device (kernels/segmented.cl): the tile of
  * the group pass, its work-group, the longest tiny segment, the longest segment the host variant
  * sorts in these passes, the groups worth launching. plan.c makes the plan from them, schedule.c
  * its steps (zero the bin counters, bin the segments on the device, then each bin once), run.c
  * launches them like every other sort's. */
-#include "segments.h"
+#include "seg_shape.h"
 
 #include "kernels.h"
 
@@ -202,13 +202,6 @@ int clsort__seg_large_on(const clsort_ctx *ctx, unsigned pack_tile)
 uint64_t clsort__seg_large_units(uint64_t cap, unsigned pack_tile)
 {
     return pack_tile ? 2 * (cap / pack_tile) + 2 : 0;
-}
-
-uint64_t clsort__seg_meta_words(uint64_t nseg, uint64_t large_units)
-{
-    /* Counters, the list; with the large passes each large entry's first unit (nseg + 1 at
-     * most) and each unit's entry (kernels/segmented.cl, LARGE_UNITS and LARGE_MAP). */
-    return CLSORT__SEG_META + nseg + (large_units ? nseg + 1 + large_units : 0);
 }
 
 int clsort__seg_large_blind(uint64_t cap, uint64_t nseg)

@@ -1,9 +1,9 @@
-/* api_narrow.c - what the sorts the networks do not take as they are share (api_narrow.h): the
+/* narrow_keys.c - what the sorts the networks do not take as they are share (narrow_keys.h): the
  * composites of keys of 1 and 2 bytes, input order among keys that compare equal under
  * CLSORT_NAN_LARGEST, the keys' classes for top-k, and buffers through host memory. */
-#include "api_narrow.h"
+#include "narrow_keys.h"
 
-#include "api_common.h"
+#include "dispatch.h"
 #include "keytype.h"
 #include "util.h"
 

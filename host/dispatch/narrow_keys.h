@@ -1,13 +1,13 @@
-/* api_narrow.h - what the sorts that the networks do not take as they are share (api_narrow.c):
+/* narrow_keys.h - what the sorts that the networks do not take as they are share (narrow_keys.c):
  * keys of 1 and 2 bytes become 32-bit (or, with their positions, 64-bit) composites of their
  * class and their bits; stable sorts under CLSORT_NAN_LARGEST, where keys with different bits
  * compare equal, sort the keys with their positions and put each run of equal keys back in input
  * order; top-k ranks the keys' classes; the _buffer calls take such sorts through host memory.
- * The sorts themselves (api_sort.c, api_segments.c, api_topk.c) use these after their argument
- * checks and run the ordinary calls with other types, so nothing below the API sees a narrow
- * type. */
-#ifndef CLSORT_API_NARROW_H
-#define CLSORT_API_NARROW_H
+ * The sorts themselves (dispatch_narrow.c, dispatch_segments.c, dispatch_topk.c) use these after
+ * the API's argument checks and run the ordinary paths with other types, so nothing below the
+ * dispatch layer sees a narrow type. */
+#ifndef CLSORT_NARROW_KEYS_H
+#define CLSORT_NARROW_KEYS_H
 
 #include "core.h"
 
@@ -57,4 +57,4 @@ int clsort__read_into(clsort_ctx *ctx, cl_mem buf, size_t offset, size_t bytes, 
 int clsort__write_from(clsort_ctx *ctx, cl_mem buf, size_t offset, size_t bytes,
                        const void *host);
 
-#endif /* CLSORT_API_NARROW_H */
+#endif /* CLSORT_NARROW_KEYS_H */

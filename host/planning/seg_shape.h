@@ -1,21 +1,10 @@
-/* segments.h - the shape of a segmented sort on this device (segments.c): the numbers plan.c
- * makes a segmented plan from, and those the API splits the segments by. */
-#ifndef CLSORT_SEGMENTS_H
-#define CLSORT_SEGMENTS_H
+/* seg_shape.h - the shape of a segmented sort on this device (seg_shape.c): the numbers plan.c
+ * makes a segmented plan from, and those the dispatch layer splits the segments by. */
+#ifndef CLSORT_SEG_SHAPE_H
+#define CLSORT_SEG_SHAPE_H
 
 #include "core.h"
-
-/* Counters ahead of the bin list in the meta buffer (kernels/segmented.cl, SEG_META), and the
- * bin of the segments longer than 4096 keys (SEG_LARGE_BIN). */
-#define CLSORT__SEG_META 32
-#define CLSORT__SEG_LARGE_BIN 12
-/* The longest segment of the bins below the large bin (4096 keys), and the longest the large
- * passes take (kernels/seg_large.cl, LARGE_LEN_MAX: their slots are 32-bit). */
-#define CLSORT__SEG_GROUP_MAX ((uint64_t)1 << CLSORT__SEG_LARGE_BIN)
-#define CLSORT__SEG_LARGE_PASS_MAX ((uint64_t)1 << 31)
-/* Segments one call takes at most, exclusive (include/clsort.h says 2^32 - 17): the list holds
- * 32-bit segment indices. */
-#define CLSORT__SEG_NSEG_LIMIT (((uint64_t)1 << 32) - 17)
+#include "seg_layout.h"
 
 /* Keys that one work-group sorts in local memory for this key type, value size and stability:
  * at most 4096, a power of two that fits the device's local memory. */
@@ -33,7 +22,7 @@ unsigned clsort__seg_tiny(const clsort_ctx *ctx, clsort_type type, size_t value_
  * that the segmented passes sort, where a packed pass could take them instead: when most are
  * tiny. Mixed with longer ones, a work-group's segments are no longer one span, and the longer
  * ones need the bins' list anyway (docs/perf.md). The buffer variant, which cannot see the
- * lengths, goes by the mean: cap elements in nseg segments, at most 21 (segments.c). */
+ * lengths, goes by the mean: cap elements in nseg segments, at most 21 (seg_shape.c). */
 int clsort__seg_stage_pays(uint64_t tiny, uint64_t all);
 int clsort__seg_stage_blind(uint64_t cap, uint64_t nseg);
 /* Where the staged pass would not pay at 32 keys: whether it may take segments of up to 64
@@ -65,8 +54,8 @@ uint64_t clsort__seg_group_groups(const clsort_ctx *ctx, uint64_t nseg);
  * tile (0: no packed pass, then never). */
 int clsort__seg_large_on(const clsort_ctx *ctx, unsigned pack_tile);
 /* The units of pack_tile slots that segments within cap elements can make in the large passes
- * (each segment padded to its power of two: fewer than 2 * cap / pack_tile), and the 32-bit
- * words of the meta buffer for nseg segments with that many units (0: no large passes). */
+ * (each segment padded to its power of two: fewer than 2 * cap / pack_tile); the meta buffer's
+ * words for them: seg_layout.h. */
 uint64_t clsort__seg_large_units(uint64_t cap, unsigned pack_tile);
 /* Whether the buffer variant, which cannot see the lengths, plans the large passes for nseg
  * segments in buffers of cap elements (where clsort__seg_large_on allows them at all). */
@@ -83,6 +72,5 @@ int clsort__seg_large_blind(uint64_t cap, uint64_t nseg);
  * lengths, any network: tests), =0 never, =auto by the GPUs' rule on any device. */
 int clsort__seg_compose(const clsort_ctx *ctx, clsort_type type, size_t value_size,
                         unsigned flags, uint64_t cap, int pays);
-uint64_t clsort__seg_meta_words(uint64_t nseg, uint64_t large_units);
 
-#endif /* CLSORT_SEGMENTS_H */
+#endif /* CLSORT_SEG_SHAPE_H */

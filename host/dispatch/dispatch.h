@@ -1,0 +1,54 @@
+/* dispatch.h - what the API layer hands its calls to once their arguments are checked
+ * (host/api/ checks, takes the lock and forwards; this layer chooses): the host sort or the
+ * device, how the arrays travel, the narrow keys' composites, the stable compositions and what
+ * clsort_prepare builds and reserves. Each call records its failure on ctx like the public call
+ * it serves, with the same messages. */
+#ifndef CLSORT_DISPATCH_H
+#define CLSORT_DISPATCH_H
+
+#include "core.h"
+
+/* clsort_sort (values NULL) and clsort_sort_pairs, arguments checked (dispatch_sort.c). */
+int clsort__dispatch_sort(clsort_ctx *ctx, void *keys, void *values, size_t value_size, size_t n,
+                          clsort_type type, clsort_algorithm algo, unsigned flags);
+/* clsort_sort_batch, arguments checked (no CLSORT_STABLE; n * count addressable). */
+int clsort__dispatch_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t count,
+                                clsort_type type, clsort_algorithm algo, unsigned flags);
+/* clsort_sort_buffer, arguments, wait list and buffer sizes checked; *done as the header says. */
+int clsort__dispatch_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                 size_t n, clsort_type type, clsort_algorithm algo,
+                                 unsigned flags, cl_uint num_wait, const cl_event *wait,
+                                 cl_event *done);
+/* clsort_prepare, its kind checked (dispatch_prepare.c): the size check that depends on what the
+ * sorts will run, then the programs, buffers and first launches. */
+int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
+                             unsigned flags);
+
+/* clsort_sort_segments, arguments checked (kind, offsets non-decreasing and addressable), the
+ * call's statistics reset at t0, when it started (dispatch_segments.c). */
+int clsort__dispatch_segments(clsort_ctx *ctx, void *keys, void *values, size_t value_size,
+                              const uint64_t *offsets, size_t nseg, clsort_type type,
+                              clsort_algorithm algo, unsigned flags, uint64_t t0);
+/* clsort_sort_segments_buffer, arguments, wait list and buffers checked: cap, the elements the
+ * buffers hold (at most 2^31; 0 for nseg 0). */
+int clsort__dispatch_segments_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values,
+                                     size_t value_size, cl_mem offsets, size_t nseg, uint64_t cap,
+                                     clsort_type type, clsort_algorithm algo, unsigned flags,
+                                     cl_uint num_wait, const cl_event *wait, cl_event *done);
+
+/* clsort_topk, arguments checked, rows > 0 (dispatch_topk.c). */
+int clsort__dispatch_topk(clsort_ctx *ctx, const void *keys, const void *values, size_t value_size,
+                          size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                          void *out_keys, void *out_values);
+/* clsort_topk_buffer, arguments, wait list and buffers checked; values NULL unless out_values. */
+int clsort__dispatch_topk_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_t value_size,
+                                 size_t n, size_t rows, size_t k, clsort_type type, unsigned flags,
+                                 cl_mem out_keys, cl_mem out_values, cl_uint num_wait,
+                                 const cl_event *wait, cl_event *done);
+
+/* A _buffer call with nothing to do: still honours the wait list and hands back an event in
+ * *done (when done is not NULL) that completes when the wait list has (dispatch_empty.c). */
+int clsort__enqueue_nothing(clsort_ctx *ctx, cl_uint num_wait, const cl_event *wait,
+                            cl_event *done);
+
+#endif /* CLSORT_DISPATCH_H */
