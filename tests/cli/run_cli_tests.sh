@@ -766,7 +766,7 @@ gen prog.bin u32 4 0 1048576
 expect 0 "--progress with 4 runs of 1 MiB" "$CLSORT" --progress -S 1M -o out.bin prog.bin
 tr '\r' '\n' <err >prog.txt
 check "--progress with runs: reading reaches 100%" grep -q 'reading .* 100%  4.0 MiB of 4.0 MiB' prog.txt
-check "--progress with runs: the reading line says which run is sorting" grep -q 'reading .*sorting run [1-3] of 4' prog.txt
+check "--progress with runs: the reading line says which run is sorting" grep -q 'reading .*sorting run [1-4] of 4' prog.txt
 check "--progress with runs: the last run, then merging" sh -c "grep -q 'sorting .*run 4 of 4' prog.txt && grep -q '^clsort: merging' prog.txt"
 expect 0 "--progress with 4 runs through the device's pipeline (-a bitonic)" "$CLSORT" --progress -a bitonic -S 1M -o out.bin prog.bin
 tr '\r' '\n' <err >prog.txt
