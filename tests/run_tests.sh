@@ -9,10 +9,10 @@
 # 1); CLSORT_TEST_TIMEOUT (seconds per program, default 900; test_segments 1800, and 3600 with
 # CLSORT_TEST_LONG=1, as `make check-long` sets); CLSORT_TEST_ONLY (a pattern: run only the
 # programs whose name has it);
-# CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core
-# once its kernels are built, but PoCL builds them on one core, so `make test` runs two at once
-# where there are two cores; check_gpu.sh runs several at once on a GPU machine, where the host's
-# cores sit idle otherwise); CLSORT_TEST_SH_SERIAL=1 runs the shell suites one at a time.
+# CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core,
+# and two PoCL processes building the same kernels into one cache at once have aborted in PoCL;
+# check_gpu.sh runs several at once on a GPU machine, where the host's cores sit idle otherwise);
+# CLSORT_TEST_SH_SERIAL=1 runs the shell suites one at a time even with several jobs.
 # With more than one job, each program's output is printed whole when it ends, in suite order.
 
 BUILD=${BUILD:-build}
