@@ -190,14 +190,16 @@ if [ -z "$CLSORT_TEST_ONLY" ] || case header_check in *"$CLSORT_TEST_ONLY"*) tru
     run_one header_check header_check
 fi
 
-# 3. The CLI tests, then any other suites added as tests/*.sh. With CLSORT_TEST_SH_SERIAL=1
+# 3. The CLI tests, then any other suites added as tests/*.sh. CLSORT_TEST_PROGRAMS_ONLY=1 (make
+# check-long) leaves them out: they run the same at every level (fuzz_runs.sh aside, which .ci/run
+# runs at level 2 of its own), and make test has run them. With CLSORT_TEST_SH_SERIAL=1
 # (make test) the test programs above run CLSORT_TEST_JOBS at a time but these one at a time:
 # several of them time signals and pipes, which a loaded machine makes late.
 if [ "${CLSORT_TEST_SH_SERIAL:-}" = 1 ]; then
     run_queue
     jobs=1
 fi
-if [ -z "$CLSORT_TEST_ONLY" ]; then
+if [ -z "$CLSORT_TEST_ONLY" ] && [ "${CLSORT_TEST_PROGRAMS_ONLY:-}" != 1 ]; then
     if [ -f tests/cli/run_cli_tests.sh ]; then
         queue_one run_cli_tests sh tests/cli/run_cli_tests.sh
     fi
