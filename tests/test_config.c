@@ -18,24 +18,6 @@ static char file_name[512]; /* the device's config file name */
 static clsort_device_info dev;
 static char dev_name[256], dev_vendor[256], dev_driver[256];
 
-/* The documented normalisation: lowercase letters and digits kept, every run of anything else
- * one '-', none at either end. */
-static void normalise(const char *in, char *out, size_t size)
-{
-    size_t at = 0;
-    int dash = 0;
-    for (const unsigned char *s = (const unsigned char *)in; *s && at + 2 < size; ++s) {
-        if (*s < 128 && isalnum(*s)) {
-            if (dash && at)
-                out[at++] = '-';
-            dash = 0;
-            out[at++] = (char)tolower(*s);
-        } else {
-            dash = 1;
-        }
-    }
-    out[at] = 0;
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -582,8 +564,8 @@ int main(void)
     snprintf(dev_vendor, sizeof dev_vendor, "%s", dev.vendor);
     snprintf(dev_driver, sizeof dev_driver, "%s", dev.driver);
     char v[200], n[200];
-    normalise(dev.vendor, v, sizeof v);
-    normalise(dev.name, n, sizeof n);
+    t_normalise(dev.vendor, v, sizeof v);
+    t_normalise(dev.name, n, sizeof n);
     snprintf(file_name, sizeof file_name, "%s--%s.ini", v, n);
     t_diag("config file name: %s", file_name);
     clsort_destroy(ctx);

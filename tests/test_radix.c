@@ -16,23 +16,6 @@
 
 #define N_BIG 120000 /* larger than any sort before it: every scratch buffer is new */
 
-/* The device's config file name (docs/tuning.md): normalised vendor "--" normalised name. */
-static void normalise(const char *in, char *out, size_t size)
-{
-    size_t at = 0;
-    int dash = 0;
-    for (const unsigned char *s = (const unsigned char *)in; *s && at + 2 < size; ++s) {
-        if (*s < 128 && isalnum(*s)) {
-            if (dash && at)
-                out[at++] = '-';
-            dash = 0;
-            out[at++] = (char)tolower(*s);
-        } else {
-            dash = 1;
-        }
-    }
-    out[at] = 0;
-}
 
 /* Random u32 keys (and 4-byte values: their positions) and the reference order. */
 typedef struct data {
@@ -240,8 +223,8 @@ static clsort_ctx *radix_ctx(char *dir, size_t dir_size)
     clsort_device_info info;
     clsort_get_device_info(probe, &info);
     char vendor[200], name[200], path[1400];
-    normalise(info.vendor, vendor, sizeof vendor);
-    normalise(info.name, name, sizeof name);
+    t_normalise(info.vendor, vendor, sizeof vendor);
+    t_normalise(info.name, name, sizeof name);
     clsort_destroy(probe);
     snprintf(dir, dir_size, "/tmp/clsort-test-radix-%ld", (long)getpid());
     mkdir(dir, 0700);

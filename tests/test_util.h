@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -690,6 +691,25 @@ static T_UNUSED_ int t_check_sorted(const clsort_ctx *ctx, int rc, const char *w
         return 0;
     }
     return 1;
+}
+
+/* A device's config file name part (docs/tuning.md): lowercase letters and digits kept, every
+ * run of anything else one '-', none at either end. */
+static T_UNUSED_ void t_normalise(const char *in, char *out, size_t size)
+{
+    size_t at = 0;
+    int dash = 0;
+    for (const unsigned char *s = (const unsigned char *)in; *s && at + 2 < size; ++s) {
+        if (*s < 128 && isalnum(*s)) {
+            if (dash && at)
+                out[at++] = '-';
+            dash = 0;
+            out[at++] = (char)tolower(*s);
+        } else {
+            dash = 1;
+        }
+    }
+    out[at] = 0;
 }
 
 #endif /* CLSORT_TEST_UTIL_H */
