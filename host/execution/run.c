@@ -36,6 +36,18 @@ static int set_arg(clsort_ctx *ctx, cl_kernel k, cl_uint i, size_t size, const v
     return err == CL_SUCCESS ? CLSORT_OK : clsort__cl_fail(ctx, err, "clSetKernelArg", name);
 }
 
+/* Sets argument i to a count of type idx_t: a uint in 32-bit index programs, else a ulong. */
+static int set_idx_arg(clsort_ctx *ctx, cl_kernel k, cl_uint i, int index_bits, uint64_t n,
+                       const char *name)
+{
+    if (index_bits == 32) {
+        const cl_uint n32 = (cl_uint)n;
+        return set_arg(ctx, k, i, sizeof n32, &n32, name);
+    }
+    const cl_ulong n64 = n;
+    return set_arg(ctx, k, i, sizeof n64, &n64, name);
+}
+
 /* The top-k kernels' arguments (CLSORT_ARGS_TOPK_*): buffers by the step's from/to (0 the input,
  * 1 and 2 the run's item buffers, 3 the output), NULL where the launch does not use one. */
 static int set_topk_args(clsort__run *st, cl_kernel k, const clsort__step *s, const char *name)
@@ -109,13 +121,8 @@ static int set_radix_args(clsort__run *st, cl_kernel k, const clsort__step *s, c
     for (int i = 0; i < 5 && rc == CLSORT_OK; ++i)
         if (i != 2 && i != 3 ? 1 : plan->value_size != 0)
             rc = set_arg(ctx, k, a++, sizeof(cl_mem), &bufs[i], name);
-    if (rc == CLSORT_OK && plan->index_bits == 32) {
-        const cl_uint n32 = (cl_uint)plan->n;
-        rc = set_arg(ctx, k, a++, sizeof n32, &n32, name);
-    } else if (rc == CLSORT_OK) {
-        const cl_ulong n64 = plan->n;
-        rc = set_arg(ctx, k, a++, sizeof n64, &n64, name);
-    }
+    if (rc == CLSORT_OK)
+        rc = set_idx_arg(ctx, k, a++, plan->index_bits, plan->n, name);
     if (rc == CLSORT_OK)
         rc = set_arg(ctx, k, a++, sizeof plan->xf, &plan->xf, name);
     for (int i = 0; i < 2 && rc == CLSORT_OK; ++i)
@@ -145,13 +152,8 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
         rc = set_arg(ctx, k, a++, sizeof(cl_mem), &keys, name);
         if (!rc)
             rc = set_arg(ctx, k, a++, sizeof(cl_mem), &st->narrow, name);
-        if (!rc && st->prog->index_bits == 32) {
-            const cl_uint n32 = (cl_uint)n;
-            rc = set_arg(ctx, k, a++, sizeof n32, &n32, name);
-        } else if (!rc) {
-            const cl_ulong n64 = n;
-            rc = set_arg(ctx, k, a++, sizeof n64, &n64, name);
-        }
+        if (!rc)
+            rc = set_idx_arg(ctx, k, a++, st->prog->index_bits, n, name);
         if (!rc)
             rc = set_arg(ctx, k, a++, sizeof plan->narrow_xf, &plan->narrow_xf, name);
         if (!rc)
@@ -186,13 +188,8 @@ static int set_args(clsort__run *st, cl_kernel k, const clsort__step *s, cl_mem 
     case CLSORT__ARGS_SORT1:
     case CLSORT__ARGS_SORT2:
         /* (n, xf, the step's uints) */
-        if (!rc && st->prog->index_bits == 32) {
-            const cl_uint n32 = (cl_uint)n;
-            rc = set_arg(ctx, k, a++, sizeof n32, &n32, name);
-        } else if (!rc) {
-            const cl_ulong n64 = n;
-            rc = set_arg(ctx, k, a++, sizeof n64, &n64, name);
-        }
+        if (!rc)
+            rc = set_idx_arg(ctx, k, a++, st->prog->index_bits, n, name);
         if (!rc)
             rc = set_arg(ctx, k, a++, sizeof plan->xf, &plan->xf, name);
         for (int i = 0; !rc && i < s->nargs; ++i)
