@@ -101,6 +101,17 @@ const char *clsort_strerror(int status)
     return "stub";
 }
 
+const char *clsort_algorithm_name(clsort_algorithm algo)
+{
+    (void)algo;
+    return "stub";
+}
+
+const char *clsort_host_sort_name(void)
+{
+    return "stub";
+}
+
 const char *clsort_last_error(const clsort_ctx *ctx)
 {
     (void)ctx;

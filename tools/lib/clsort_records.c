@@ -360,6 +360,8 @@ size_t cli_run_records(const cli_run_request *rq, const clsort_device_info *di, 
 void cli_report_sorter(const cli_sort_stats *st, const clsort_device_info *di)
 {
     char where[320] = "";
+    /* Radix sort is no network: the word says which guarantee the user got. */
+    const char *what = st->algorithm == CLSORT_RADIX ? "sort" : "network";
     if (di)
         snprintf(where, sizeof where, " on device %u:%u %s", di->platform_index,
                  di->device_index, di->name);
@@ -370,10 +372,11 @@ void cli_report_sorter(const cli_sort_stats *st, const clsort_device_info *di)
                     "host path, or its fallback for small arrays)",
                  clsort_host_sort_name(), di ? where : " on the device");
     else if (st->host_sorts == 0)
-        cli_info(2, "sorted by the %s network%s", clsort_algorithm_name(st->algorithm), where);
+        cli_info(2, "sorted by the %s %s%s", clsort_algorithm_name(st->algorithm),
+                 what, where);
     else
-        cli_info(2, "sorted by the %s network%s (%u of %u sorts), and by the host's %s (%u)",
-                 clsort_algorithm_name(st->algorithm), where, st->sorts - st->host_sorts,
+        cli_info(2, "sorted by the %s %s%s (%u of %u sorts), and by the host's %s (%u)",
+                 clsort_algorithm_name(st->algorithm), what, where, st->sorts - st->host_sorts,
                  st->sorts, clsort_host_sort_name(), st->host_sorts);
 }
 
