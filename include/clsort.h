@@ -299,6 +299,21 @@ CLSORT_API int clsort_sort_batch(clsort_ctx *ctx, void *keys, size_t n, size_t c
 CLSORT_API int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
                               unsigned flags);
 
+/** clsort_prepare for one sort rather than a range of sizes: gets the context ready for a sort
+ *  of exactly n keys with algo (CLSORT_AUTO: what AUTO runs at n) and these flags, and for nothing
+ *  else. It builds, or loads from the disk cache, only the programs and kernels that sort runs
+ *  (where AUTO gives n to the host's own sort, nothing at all), reserves that sort's device
+ *  buffers and pinned staging as clsort_prepare does, and launches each of its kernels once.
+ *  The cheapest warm-up for a caller that knows the size of its first sort: a first run on a
+ *  device compiles one program instead of every program of every size up to n (the clsort tool
+ *  calls it for its first run). Sorts of other sizes or algorithms build what they need when
+ *  they run. clsort_get_stats afterwards describes the call (programs_compiled: how many of its
+ *  programs the compiler made). Takes the context's lock, with clsort_prepare's caveat about the
+ *  caller's own work on the queue. Returns what clsort_prepare returns, and
+ *  CLSORT_ERR_INVALID_ARG for an algorithm out of range. */
+CLSORT_API int clsort_prepare_sort(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t n,
+                                   clsort_algorithm algo, unsigned flags);
+
 /* ---- Segmented sort ------------------------------------------------------------------------ */
 
 /** Sorts each segment keys[offsets[i] .. offsets[i+1]), i = 0 .. nseg-1, independently and in
@@ -594,6 +609,9 @@ typedef struct clsort_stats {
                                      needed: compiling them, or loading them from the disk
                                      cache (docs/design.md); 0 when the context had them all
                                      already, as after clsort_prepare */
+    unsigned programs_compiled; /**< programs of build_ns that the OpenCL compiler made (the
+                                     rest came from the disk cache): more than 0 on the first
+                                     run of a sort on a device, or after the cache was emptied */
 } clsort_stats;
 
 /** Copies the statistics of the last sort (or clsort_prepare) on the context. For

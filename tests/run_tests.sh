@@ -12,7 +12,9 @@
 # CLSORT_TEST_JOBS (programs run at once, default 1: on PoCL each program already uses every core,
 # and two PoCL processes building the same kernels into one cache at once have aborted in PoCL;
 # check_gpu.sh runs several at once on a GPU machine, where the host's cores sit idle otherwise);
-# CLSORT_TEST_SH_SERIAL=1 runs the shell suites one at a time even with several jobs.
+# CLSORT_TEST_SH_SERIAL=1 runs the shell suites one at a time even with several jobs;
+# CLSORT_TEST_SET (a file naming programs and suites, one per line, `#` comments: `make test`
+# gives tests/quick.list) runs only those.
 # With more than one job, each program's output is printed whole when it ends, in suite order.
 
 BUILD=${BUILD:-build}
@@ -46,6 +48,16 @@ passed=0
 failed=0
 failures=""
 suite_start=$(date +%s)
+
+# Whether a program or suite belongs to the set CLSORT_TEST_SET names (every one without it).
+in_set() { # name
+    [ -z "${CLSORT_TEST_SET:-}" ] && return 0
+    sed 's/#.*//' "$CLSORT_TEST_SET" | tr -s ' \t' '\n\n' | grep -qx "$1"
+}
+if [ -n "${CLSORT_TEST_SET:-}" ] && [ ! -f "$CLSORT_TEST_SET" ]; then
+    echo "CLSORT_TEST_SET: no such file: $CLSORT_TEST_SET"
+    exit 2
+fi
 
 # A TAP stream passes when the program exited 0, printed no "not ok" (other than TODO), did not
 # bail out, and ran as many points as its plan says. Output without any TAP passes on exit 0.
@@ -154,6 +166,7 @@ for t in "$BUILD"/tests/test_*; do
     if [ -n "$CLSORT_TEST_ONLY" ]; then
         case $name in *"$CLSORT_TEST_ONLY"*) ;; *) continue ;; esac
     fi
+    in_set "$name" || continue
     found=$((found + 1))
     queue_one "$name" "$t"
 done
@@ -186,7 +199,8 @@ header_check() {
     fi
     echo "1..$n"
 }
-if [ -z "$CLSORT_TEST_ONLY" ] || case header_check in *"$CLSORT_TEST_ONLY"*) true ;; *) false ;; esac; then
+if in_set header_check &&
+    { [ -z "$CLSORT_TEST_ONLY" ] || case header_check in *"$CLSORT_TEST_ONLY"*) true ;; *) false ;; esac; }; then
     run_one header_check header_check
 fi
 
@@ -200,20 +214,12 @@ if [ "${CLSORT_TEST_SH_SERIAL:-}" = 1 ]; then
     jobs=1
 fi
 if [ -z "$CLSORT_TEST_ONLY" ] && [ "${CLSORT_TEST_PROGRAMS_ONLY:-}" != 1 ]; then
-    if [ -f tests/cli/run_cli_tests.sh ]; then
-        queue_one run_cli_tests sh tests/cli/run_cli_tests.sh
-    fi
-    if [ -f tests/cli/run_pipeline_tests.sh ]; then
-        queue_one run_pipeline_tests sh tests/cli/run_pipeline_tests.sh
-    fi
-    if [ -f tests/cli/fuzz_runs.sh ]; then
-        queue_one fuzz_runs sh tests/cli/fuzz_runs.sh
-    fi
-    for s in tests/*.sh; do
+    for s in tests/cli/run_cli_tests.sh tests/cli/run_pipeline_tests.sh tests/cli/fuzz_runs.sh \
+        tests/*.sh; do
         [ -f "$s" ] || continue
         # check_gpu.sh runs this whole suite on a GPU (make check-gpu): not one of its parts.
         case $(basename "$s") in run_tests.sh | check_gpu.sh) continue ;; esac
-        queue_one "$(basename "$s" .sh)" sh "$s"
+        in_set "$(basename "$s" .sh)" && queue_one "$(basename "$s" .sh)" sh "$s"
     done
 fi
 

@@ -1,4 +1,4 @@
-/* test_prepare.c - clsort_prepare: after it, the first sort of up to max_n keys of
+/* test_prepare.c - clsort_prepare and clsort_prepare_sort: after them, the first sort of up to max_n keys of
  * that kind builds nothing (no program or kernel is made, clsort_stats.build_ns is 0) and makes
  * no new device buffer, and sorts correctly; without it, the first sort of a fresh context does
  * pay build_ns (so the check can fail). Its errors: bad arguments give CLSORT_ERR_INVALID_ARG,
@@ -127,6 +127,118 @@ static void test_without_prepare(void)
     clsort_destroy(ctx);
 }
 
+/* clsort_prepare_sort: one sort's program and nothing else. After it the sort of that size and
+ * algorithm builds nothing; it made exactly one program, and not the bitonic network's that
+ * clsort_prepare also builds. */
+static void test_prepare_sort(void)
+{
+    typedef struct one {
+        clsort_type type;
+        size_t value_size;
+        clsort_algorithm algo;
+        unsigned flags;
+        size_t n;
+    } one;
+    const one cases[] = {
+        {CLSORT_U32, 0, CLSORT_AUTO, CLSORT_NO_HOST_FALLBACK, 100000},
+        {CLSORT_U32, 0, CLSORT_RADIX, 0, 70000},
+        {CLSORT_U64, 4, CLSORT_ODD_EVEN_MERGE, CLSORT_DESCENDING, 30000},
+        {CLSORT_I32, 8, CLSORT_RADIX, CLSORT_STABLE, 50000},
+        {CLSORT_U16, 0, CLSORT_BITONIC, CLSORT_NO_HOST_FALLBACK, 40000},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; ++k) {
+        const one *c = &cases[k];
+        char what[160];
+        snprintf(what, sizeof what, "clsort_prepare_sort(%s, values %zu, %s, flags %u, n %zu)",
+                 t_type_name(c->type), c->value_size, t_algo_name(c->algo), c->flags, c->n);
+        clsort_ctx *ctx = t_create_ctx();
+        h_counts before = h_now();
+        int rc = clsort_prepare_sort(ctx, c->type, c->value_size, c->n, c->algo, c->flags);
+        if (!t_is_status(rc, CLSORT_OK, "%s", what)) {
+            t_diag("%s", clsort_last_error(ctx));
+            clsort_destroy(ctx);
+            continue;
+        }
+        const long made = h_now().programs - before.programs;
+        t_is_int(made, 1, "%s: made exactly one program", what);
+        before = h_now();
+        const int good = sort_ok(ctx, c->type, c->value_size, c->n, c->algo, c->flags, what);
+        clsort_stats st;
+        clsort_get_stats(ctx, &st);
+        const h_counts now = h_now();
+        t_ok(good && st.build_ns == 0 && now.programs == before.programs &&
+                 now.kernels == before.kernels,
+             "%s: the sort of that size is right and builds nothing (build_ns %llu, kernels "
+             "%ld -> %ld)",
+             what, (unsigned long long)st.build_ns, before.kernels, now.kernels);
+        /* The control: what clsort_prepare would also have built (the bitonic network's program)
+         * was left out, so a bitonic sort of that kind builds it now. */
+        if (c->algo != CLSORT_BITONIC && c->algo != CLSORT_AUTO) {
+            before = h_now();
+            sort_ok(ctx, c->type, c->value_size, c->n, CLSORT_BITONIC, c->flags, what);
+            t_ok(h_now().programs > before.programs,
+                 "%s: a bitonic sort afterwards builds its own program (%ld -> %ld)", what,
+                 before.programs, h_now().programs);
+        }
+        clsort_destroy(ctx);
+    }
+    /* AUTO at a size it gives to the host's own sort (a CPU device's host path): nothing. */
+    clsort_ctx *ctx = t_create_ctx();
+    clsort_set_host_path_max(ctx, 1u << 20);
+    const h_counts before = h_now();
+    t_is_status(clsort_prepare_sort(ctx, CLSORT_U32, 0, 1000, CLSORT_AUTO, 0), CLSORT_OK,
+                "clsort_prepare_sort of a size AUTO sorts on the host");
+    t_is_int(h_now().programs - before.programs, 0, "... makes no program");
+    t_is_status(clsort_prepare_sort(ctx, CLSORT_U32, 0, 1000, (clsort_algorithm)99, 0),
+                CLSORT_ERR_INVALID_ARG, "clsort_prepare_sort with algorithm 99");
+    t_is_status(clsort_prepare_sort(NULL, CLSORT_U32, 0, 1000, CLSORT_AUTO, 0),
+                CLSORT_ERR_INVALID_ARG, "clsort_prepare_sort(NULL)");
+    clsort_destroy(ctx);
+}
+
+/* clsort_stats.programs_compiled tells a compile from a load out of the disk cache: 1 for the
+ * first prepare into an empty cache directory, 0 for the same on a new context (a load). */
+static void test_programs_compiled(void)
+{
+    char dir[] = "/tmp/clsort-test-prepare-XXXXXX";
+    if (!mkdtemp(dir))
+        t_bail("mkdtemp failed");
+    const char *old_dir = getenv("CLSORT_CACHE_DIR"), *old_no = getenv("CLSORT_NO_CACHE");
+    char *keep_dir = old_dir ? strdup(old_dir) : NULL, *keep_no = old_no ? strdup(old_no) : NULL;
+    setenv("CLSORT_CACHE_DIR", dir, 1);
+    unsetenv("CLSORT_NO_CACHE");
+    unsigned compiled[2] = {0, 0};
+    uint64_t build[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+        clsort_ctx *ctx = t_create_ctx();
+        const int rc = clsort_prepare_sort(ctx, CLSORT_I32, 0, 20000, CLSORT_BITONIC,
+                                           CLSORT_NO_HOST_FALLBACK);
+        clsort_stats st;
+        clsort_get_stats(ctx, &st);
+        if (rc != CLSORT_OK)
+            t_diag("%s", clsort_last_error(ctx));
+        compiled[i] = st.programs_compiled;
+        build[i] = st.build_ns;
+        clsort_destroy(ctx);
+    }
+    t_is_int(compiled[0], 1, "programs_compiled: 1 for the first prepare into an empty cache");
+    t_ok(compiled[1] == 0 && build[1] > 0,
+         "programs_compiled: 0 for the second, loaded from the cache (%u; build_ns %llu)",
+         compiled[1], (unsigned long long)build[1]);
+    if (keep_dir)
+        setenv("CLSORT_CACHE_DIR", keep_dir, 1);
+    else
+        unsetenv("CLSORT_CACHE_DIR");
+    if (keep_no)
+        setenv("CLSORT_NO_CACHE", keep_no, 1);
+    free(keep_dir);
+    free(keep_no);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        t_diag("could not remove %s", dir);
+}
+
 static void test_errors(void)
 {
     clsort_ctx *ctx = t_create_ctx();
@@ -206,6 +318,8 @@ int main(void)
     const h_counts start = h_now();
     test_without_prepare();
     test_first_sort_builds_nothing();
+    test_prepare_sort();
+    test_programs_compiled();
     test_errors();
     test_large_fill();
     const h_counts end = h_now();

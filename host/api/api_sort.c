@@ -95,21 +95,22 @@ static int sort_buffer_locked(clsort_ctx *ctx, cl_mem keys, cl_mem values, size_
                                         num_wait, wait, done);
 }
 
+/* clsort_prepare (one_sort 0, algo AUTO) and clsort_prepare_sort (one_sort 1). */
 static int clsort_prepare_locked(clsort_ctx *ctx, clsort_type type, size_t value_size,
-                                 size_t max_n, unsigned flags)
+                                 size_t max_n, unsigned flags, int one_sort, clsort_algorithm algo)
 {
+    const char *fn = one_sort ? "clsort_prepare_sort" : "clsort_prepare";
     if (value_size != 0 && value_size != 4 && value_size != 8)
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
-                            "clsort_prepare: value_size %zu is not 0, 4 or 8", value_size);
+        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "%s: value_size %zu is not 0, 4 or 8",
+                            fn, value_size);
     /* n 0: the size is checked here, less strictly than a sort's (which wants its arrays to fit
      * in half the address space): a max_n whose bytes do not wrap is a size that cannot be
      * reserved, CLSORT_ERR_OUT_OF_MEMORY, not a bad argument. The size check itself
      * depends on what the sorts will run: the dispatch layer makes it. */
-    const int rc = check_args(ctx, "clsort_prepare", 1, 0, type, CLSORT_AUTO, flags, value_size,
-                              value_size != 0, 1);
+    const int rc = check_args(ctx, fn, 1, 0, type, algo, flags, value_size, value_size != 0, 1);
     if (rc)
         return rc;
-    return clsort__dispatch_prepare(ctx, type, value_size, max_n, flags);
+    return clsort__dispatch_prepare(ctx, type, value_size, max_n, flags, one_sort, algo);
 }
 
 /* Public entry points: the per-context lock around the work (core.h). */
@@ -119,7 +120,18 @@ int clsort_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t 
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_prepare_locked(ctx, type, value_size, max_n, flags);
+    const int rc = clsort_prepare_locked(ctx, type, value_size, max_n, flags, 0, CLSORT_AUTO);
+    pthread_mutex_unlock(&ctx->lock);
+    return rc;
+}
+
+int clsort_prepare_sort(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t n,
+                        clsort_algorithm algo, unsigned flags)
+{
+    if (!ctx)
+        return CLSORT_ERR_INVALID_ARG;
+    pthread_mutex_lock(&ctx->lock);
+    const int rc = clsort_prepare_locked(ctx, type, value_size, n, flags, 1, algo);
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

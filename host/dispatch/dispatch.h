@@ -19,10 +19,12 @@ int clsort__dispatch_sort_buffer(clsort_ctx *ctx, cl_mem keys, cl_mem values, si
                                  size_t n, clsort_type type, clsort_algorithm algo,
                                  unsigned flags, cl_uint num_wait, const cl_event *wait,
                                  cl_event *done);
-/* clsort_prepare, its kind checked (dispatch_prepare.c): the size check that depends on what the
- * sorts will run, then the programs, buffers and first launches. */
+/* clsort_prepare (one_sort 0: every size up to max_n, AUTO's and bitonic's programs) and
+ * clsort_prepare_sort (one_sort 1: the one sort of max_n keys with algo), kind checked
+ * (dispatch_prepare.c): the size check that depends on what the sorts will run, then the
+ * programs, buffers and first launches. */
 int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
-                             unsigned flags);
+                             unsigned flags, int one_sort, clsort_algorithm algo);
 
 /* clsort_sort_segments, arguments checked (kind, offsets non-decreasing and addressable), the
  * call's statistics reset at t0, when it started (dispatch_segments.c). */

@@ -1,7 +1,8 @@
-/* dispatch_prepare.c - clsort_prepare once its kind is checked (dispatch.h): what the sorts of
- * up to max_n keys will run (narrow composites, positions of stable sorts, the radix sort where
- * AUTO takes it), the programs and kernels of every plan in the size range, the scratch buffers
- * reserved and touched, and each kernel launched once. */
+/* dispatch_prepare.c - clsort_prepare and clsort_prepare_sort once their kind is checked
+ * (dispatch.h): what the sorts of up to max_n keys (or the one sort of max_n keys) will run
+ * (narrow composites, positions of stable sorts, the radix sort where AUTO takes it), the
+ * programs and kernels of every plan in the size range (or of that one plan), the scratch
+ * buffers reserved and touched, and each kernel launched once. */
 #include "dispatch.h"
 
 #include "dispatch_path.h"
@@ -67,8 +68,10 @@ static int prepare_programs(clsort_ctx *ctx, uint64_t lo, uint64_t hi, clsort_ty
 {
     uint64_t sizes[MAX_PREP_SIZES];
     int nsizes = 0;
-    add_size(sizes, &nsizes, lo, lo, hi);
+    /* The largest first: a caller's first sort is usually of max_n keys (a tool's first run),
+     * and a failure to build it shows before the others are paid for. */
     add_size(sizes, &nsizes, hi, lo, hi);
+    add_size(sizes, &nsizes, lo, lo, hi);
     for (int i = 0; i < ctx->nauto_rules; ++i) {
         const uint64_t m = ctx->auto_rules[i].max_n;
         add_size(sizes, &nsizes, m, lo, hi);
@@ -176,14 +179,18 @@ static int warm_up(clsort_ctx *ctx, size_t n, clsort_type type, size_t vs, clsor
     if (rc == CLSORT_OK && err != CL_SUCCESS)
         rc = clsort__cl_fail(ctx, err, "clFinish", "clsort_prepare's first launches");
     const uint64_t build_ns = ctx->stats.build_ns;
+    const unsigned compiled = ctx->stats.programs_compiled;
     clsort__reset_stats(ctx);
     ctx->stats.build_ns = build_ns;
+    ctx->stats.programs_compiled = compiled;
     return rc;
 }
 
 int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_size, size_t max_n,
-                             unsigned flags)
+                             unsigned flags, int one_sort, clsort_algorithm algo)
 {
+    if (!one_sort)
+        algo = CLSORT_AUTO;
     int rc = CLSORT_OK;
     /* What the sorts run on the device (dispatch_narrow.c): narrow keys as 32-bit composites,
      * or 64-bit ones with their positions where stable; keys that CLSORT_NAN_LARGEST makes equal
@@ -201,8 +208,10 @@ int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_siz
     /* Stable pairs sort the keys with their 8-byte positions (dispatch_stable.c), unless AUTO gives
      * them to the radix sort, which is stable with the values as they are. */
     const int radix_stable = !narrow && value_size && (flags & CLSORT_STABLE) &&
-                             clsort__auto_choice(ctx, max_n, 1, type, value_size, 1) ==
-                                 CLSORT_RADIX;
+                             (algo == CLSORT_RADIX ||
+                              (algo == CLSORT_AUTO &&
+                               clsort__auto_choice(ctx, max_n, 1, type, value_size, 1) ==
+                                   CLSORT_RADIX));
     const size_t vs = value_size && (flags & CLSORT_STABLE) && !radix_stable ? 8 : value_size;
     if (max_n > SIZE_MAX / (clsort_type_size(type) + vs))
         return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
@@ -212,7 +221,14 @@ int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_siz
     const uint64_t t0 = clsort__now_ns();
     clsort__reset_stats(ctx);
     /* Sizes the host fallback takes need nothing from the device. */
-    const int device = (flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_fallback_max;
+    int device = (flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_fallback_max;
+    /* One sort that AUTO gives to the host's own sort needs nothing from the device either. */
+    const int host_path = !(flags & CLSORT_NO_HOST_FALLBACK) && max_n <= ctx->host_path_max;
+    if (one_sort && algo == CLSORT_AUTO && host_path)
+        device = 0;
+    /* What a sort of max_n keys runs on the device (AUTO resolved as the sort resolves it). */
+    const clsort_algorithm chosen =
+        algo == CLSORT_AUTO ? clsort__auto_choice(ctx, max_n, 1, type, vs, radix_stable) : algo;
     if (max_n >= 2 && device) {
         const size_t ks = clsort_type_size(type);
         const uint64_t lo = (flags & CLSORT_NO_HOST_FALLBACK) ? 2 : ctx->host_fallback_max + 1;
@@ -225,26 +241,32 @@ int clsort__dispatch_prepare(clsort_ctx *ctx, clsort_type type, size_t value_siz
                 "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes) of %s",
                 max_n, kbytes > vbytes ? kbytes : vbytes, (unsigned long long)ctx->dev.max_alloc,
                 ctx->dev.name));
-        CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type,
-                                       radix_stable ? flags : flags & ~CLSORT_STABLE, vs, narrow));
+        const unsigned pflags = radix_stable ? flags : flags & ~CLSORT_STABLE;
+        if (one_sort)
+            CLSORT__CHECK(prepare_size(ctx, max_n, type, algo, pflags, vs, narrow));
+        else
+            CLSORT__CHECK(prepare_programs(ctx, lo < 2 ? 2 : lo, max_n, type, pflags, vs, narrow));
         CLSORT__CHECK(reserve_scratch(ctx, 0, kbytes));
         if (narrow)
             CLSORT__CHECK(reserve_scratch(ctx, CLSORT__SCRATCH_COMPOSED, kbytes));
         if (vs)
             CLSORT__CHECK(reserve_scratch(ctx, 1, vbytes));
         CLSORT__CHECK(clsort__transfer_reserve(ctx, kbytes + vbytes));
-        /* Where AUTO takes the radix sort at max_n, its second buffers and digit counts too. */
-        if (clsort__auto_choice(ctx, max_n, 1, type, vs, radix_stable) == CLSORT_RADIX) {
+        /* Where the sort of max_n is the radix sort, its second buffers and digit counts too. */
+        if (chosen == CLSORT_RADIX) {
             clsort__plan rp;
             clsort__plan_sort(ctx, max_n, 1, type, CLSORT_RADIX, 0, vs, &rp);
             if (narrow)
                 clsort__plan_narrow(&rp, (unsigned)narrow, 0);
             CLSORT__CHECK(clsort__run_reserve_radix(ctx, &rp));
         }
-        if (((flags & CLSORT_NO_HOST_FALLBACK) || max_n > ctx->host_path_max) &&
-            clsort__auto_choice(ctx, max_n, 1, type, vs, 0) != CLSORT_BITONIC)
-            CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));
-        CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_BITONIC));
+        if (one_sort)
+            CLSORT__CHECK(warm_up(ctx, max_n, type, vs, algo));
+        else {
+            if (!host_path && clsort__auto_choice(ctx, max_n, 1, type, vs, 0) != CLSORT_BITONIC)
+                CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_AUTO));
+            CLSORT__CHECK(warm_up(ctx, max_n, type, vs, CLSORT_BITONIC));
+        }
     }
 fail:
     if (rc == CLSORT_ERR_OUT_OF_MEMORY) {

@@ -96,6 +96,7 @@ static int build(clsort_ctx *ctx, const char *src, size_t len, const char *optio
         free(log);
         goto fail;
     }
+    ctx->stats.programs_compiled++;
     clsort__cache_store(ctx, prog, src, len, options);
     *out = prog;
     return CLSORT_OK;

@@ -52,6 +52,7 @@ class StatsStruct(ctypes.Structure):
         ("zero_copy", ctypes.c_int),
         ("pinned_source", ctypes.c_int),
         ("build_ns", ctypes.c_uint64),  # 0.4.0: compile or cache-load time of the call
+        ("programs_compiled", ctypes.c_uint),  # 0.4.0: of those, made by the compiler
     ]
 
 

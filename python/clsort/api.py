@@ -94,6 +94,7 @@ class Stats:
     zero_copy: bool = False  # sorted in the caller's memory (unified-memory devices)
     pinned_source: bool = False  # the array came from clsort_host_alloc memory
     build_ns: int = 0        # compiling or cache-loading the programs the call needed (0.4)
+    programs_compiled: int = 0  # of those, made by the compiler, not the disk cache (0.4)
 
 
 def library_version():
@@ -327,7 +328,8 @@ class Context:
         return Stats(lib().algorithm_name(s.algorithm).decode(), bool(s.host_fallback),
                      s.launches, s.global_passes, s.device_ns, s.total_ns, s.upload_ns,
                      s.download_ns, s.staging_ns, s.upload_bytes, s.download_bytes,
-                     s.pinned_bytes, bool(s.zero_copy), bool(s.pinned_source), s.build_ns)
+                     s.pinned_bytes, bool(s.zero_copy), bool(s.pinned_source), s.build_ns,
+                     s.programs_compiled)
 
     @property
     def host_fallback_max(self):

@@ -750,6 +750,13 @@ sh "$SRCDIR/../../mk/demo.sh" "$BUILD" >demo.txt 2>&1
 check "make demo's script says what sorted and each stage's time" \
     sh -c "grep -Eq '^   sorted by (the host.s (vqsort|radix)|the [a-z-]+ network on device [0-9]+:[0-9]+)' demo.txt &&
            grep -q '^   read ' demo.txt && grep -q '^   total ' demo.txt"
+# The first run into an empty program cache says that it compiled, and how much; a second run
+# loads from the cache and says nothing of it.
+expect 0 "-v -a odd-even-merge, empty program cache" env CLSORT_CACHE_DIR="$W/firstrun" "$CLSORT" -v -a odd-even-merge -o out.bin in.bin
+check "-v of a first run: compiling kernels (first run on this device): 1 program compiled" \
+    grep -q '^clsort: compiling kernels (first run on this device): 1 program compiled' err
+expect 0 "-v -a odd-even-merge again" env CLSORT_CACHE_DIR="$W/firstrun" "$CLSORT" -v -a odd-even-merge -o out.bin in.bin
+check "-v of the second run: nothing compiled" sh -c "! grep -q 'first run on this device' err && grep -q '^clsort: compile ' err"
 expect 0 "--top -v" "$CLSORT" -v --top 10 -a bitonic -o out.bin in.bin
 check "--top -v says what sorted and where" grep -Eq '^clsort: sorted by the bitonic network on device [0-9]+:[0-9]+' err
 expect 0 "-q is silent" "$CLSORT" -q -o out.bin in.bin

@@ -189,6 +189,11 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
     const uint64_t compile_ns = x->piped ? x->pipe.compile_ns : x->warm.ns + x->sort.build_ns;
     const uint64_t build_ns = x->piped ? x->pipe.build_ns : x->warm.build_ns + x->sort.build_ns;
     const int prep_status = x->piped ? x->pipe.compile_status : x->warm.status;
+    const unsigned compiled = x->piped ? x->pipe.compiled : x->warm.compiled + x->sort.compiled;
+    if (compiled)
+        cli_info(2, "%s: %u program%s compiled (the library's cache has %s now)",
+                 CLI_WARMUP_FIRST_RUN, compiled, compiled == 1 ? "" : "s",
+                 compiled == 1 ? "it" : "them");
     if (prep_status != CLSORT_OK)
         cli_info(2, "compile %.3f s (clsort_prepare: %s; the sort built what it needed)",
                  (double)compile_ns / 1e9, clsort_strerror(prep_status));
@@ -463,8 +468,10 @@ static int try_pipeline(ext_state *x, clsort_ctx *ctx, size_t run_records, uint6
     return CLI_EXIT_OK;
 }
 
-/* The first run's kernels are built (or loaded) while it is read. A stream of unknown size
- * prepares for a first run of at most 2^20 records; larger runs build what they need. */
+/* The first run's kernels are built (or loaded) while it is read: a file's first run has a known
+ * size, and only its sort is prepared (clsort_prepare_sort); a stream of unknown size prepares
+ * for every first run of at most 2^20 records (clsort_prepare); other runs build what they
+ * need. */
 static void start_warmup(ext_state *x, clsort_ctx *ctx, const cli_input *in,
                          const cli_chunk *chunk, size_t cap, uint64_t path_max)
 {
@@ -473,8 +480,8 @@ static void start_warmup(ext_state *x, clsort_ctx *ctx, const cli_input *in,
     if (x->o->algorithm == CLSORT_AUTO && prep_n <= path_max)
         prep_n = 0;
     const int pairs = chunk->idx_size != 0;
-    cli_warmup_start(&x->warm, ctx, x->ks.type, chunk->idx_size, prep_n,
-                     cli_order_flags(&x->ks) |
+    cli_warmup_start(&x->warm, ctx, x->ks.type, chunk->idx_size, prep_n, x->o->algorithm,
+                     in->is_regular, cli_order_flags(&x->ks) |
                          (pairs && x->o->stable ? CLSORT_STABLE : 0u));
 }
 

@@ -414,6 +414,7 @@ static int sort_run(pipe_state *p, size_t n, int eof)
         const uint64_t b = ls.build_ns < sort_ns ? ls.build_ns : sort_ns;
         p->st->build_ns += b;
         p->st->compile_ns += b;
+        p->st->compiled += ls.programs_compiled;
         sort_ns -= b;
     }
     p->st->sort_ns += sort_ns;
@@ -740,11 +741,12 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     st->readers = p.readers ? nreaders : 1; /* without threads: read() here, as before */
     /* The first run's kernels while its first chunks are read (after the pinned slots: the
      * library's lock is not held against them; the first upload waits for it: first_device_work).
-     * A stream prepares for at most 2^20 keys, not for the whole ring its buffer starts with;
-     * larger runs build what they need (counted as compile too). */
+     * A file's first run has a known size, and only its sort is prepared; a stream prepares
+     * every size up to 2^20 keys, not the whole ring its buffer starts with; other runs build
+     * what they need (counted as compile too). */
     const size_t prep_n = in->is_regular || p.buf_records < ((size_t)1 << 20) ? p.buf_records
                                                                               : (size_t)1 << 20;
-    cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, cli_order_flags(ks));
+    cli_warmup_start(&p.warm, ctx, ks->type, 0, prep_n, algo, in->is_regular, cli_order_flags(ks));
     /* One run straight into the output: its blocks are allocated meanwhile (drain_run), on the
      * caller's thread if it started one. */
     if (in->is_regular && p.runs_expected == 1 && !ks->unique && in->size / K > 0) {
@@ -767,6 +769,7 @@ int cli_pipeline_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm a
     cli_warmup_finish(&p.warm);
     st->compile_ns += p.warm.ns;
     st->build_ns += p.warm.build_ns;
+    st->compiled += p.warm.compiled;
     st->compile_status = p.warm.status;
     const uint64_t t_release = cli_now_ns();
     pipe_release(&p);

@@ -64,6 +64,7 @@ typedef struct cli_pipe_stats {
     uint64_t compile_ns;                   /* clsort_prepare while the first run was read */
     uint64_t build_ns;                     /* of which, and in the sorts, the library's compile
                                               or cache load (not counted in sort_ns) */
+    unsigned compiled;                     /* programs of build_ns the compiler made */
     int compile_status;                    /* what clsort_prepare returned */
 } cli_pipe_stats;
 

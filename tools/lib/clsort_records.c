@@ -233,6 +233,7 @@ int cli_chunk_sort(clsort_ctx *ctx, const cli_keyspec *ks, clsort_algorithm algo
         /* A compile inside the sort is reported as the compile step, not as sorting. */
         const uint64_t b = ls.build_ns < sort_ns ? ls.build_ns : sort_ns;
         st->build_ns += b;
+        st->compiled += ls.programs_compiled;
         sort_ns -= b;
     }
     st->sort_ns += sort_ns;

@@ -109,6 +109,7 @@ typedef struct cli_sort_stats {
     uint64_t prep_ns;      /* key extraction and tie ordering on the host */
     uint64_t build_ns;     /* the library's kernel compile or cache load inside the sorts (not
                               counted in sort_ns) */
+    unsigned compiled;     /* programs the compiler made inside the sorts (not the cache) */
     uint64_t keys;
     unsigned sorts;
     unsigned host_sorts;   /* of which the library ran on the host (its own sort, no kernel) */
