@@ -1,11 +1,15 @@
 /* api_common.c - what the public calls share: the checks of a sort's kind (api_sort.c,
  * api_segments.c), the fp64 check (and api_topk.c) and the lock and clock around a call that
- * times itself (api_segments.c, api_topk.c), written once so that their messages and behaviour
+ * times itself (api_segments.c, api_topk.c), a getter's failure on a const context
+ * (api_context.c, api_tuning.c), written once so that their messages and behaviour
  * stay the same across the calls. */
 #include "api_common.h"
 
 #include "run.h"
 #include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 int clsort__check_sort_kind(clsort_ctx *ctx, const char *fn, clsort_type type,
                             clsort_algorithm algo, unsigned flags, size_t value_size,
@@ -54,4 +58,18 @@ int clsort__leave_timed(clsort_ctx *ctx, uint64_t t0, int rc)
     ctx->stats.total_ns = clsort__now_ns() - t0;
     pthread_mutex_unlock(&ctx->lock);
     return rc;
+}
+
+int clsort__fail_const(const clsort_ctx *ctx, int status, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    clsort_ctx *c = (clsort_ctx *)ctx;
+    pthread_mutex_lock(&c->lock);
+    clsort__fail(c, status, "%s", buf);
+    pthread_mutex_unlock(&c->lock);
+    return status;
 }

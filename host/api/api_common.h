@@ -26,5 +26,13 @@ int clsort__leave_timed(clsort_ctx *ctx, uint64_t t0, int rc);
 /* The start of a call that holds the lock already and hands its start on (clsort_sort_segments):
  * the last call's statistics forgotten, the clock read. */
 uint64_t clsort__begin_call(clsort_ctx *ctx);
+/* Records a failed call on a context the caller passed as const (a getter) under its lock and
+ * returns status: the failure text is the context's mutable state, like its lock, and a
+ * failure that left the previous call's text in clsort_last_error would describe the wrong
+ * call. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+int clsort__fail_const(const clsort_ctx *ctx, int status, const char *fmt, ...);
 
 #endif /* CLSORT_API_COMMON_H */

@@ -1,15 +1,10 @@
 /* api_context.c - the public calls around a context: creating and destroying it, parameters
- * and statistics access, device facts and listing, and the version. */
-#include "config.h"
-#include "device.h"
-#include "params.h"
-#include "plan.h"
-#include "program.h"
-#include "run.h"
-#include "transfer.h"
+ * and statistics access, device facts and listing, and the version. The lock and the argument
+ * checks are here; the work is the dispatch layer's (dispatch_context.c). */
+#include "api_common.h"
+#include "dispatch.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 unsigned clsort_version_number(void)
 {
@@ -21,26 +16,23 @@ const char *clsort_version_string(void)
     return CLSORT_VERSION_STRING;
 }
 
-/* The CLSORT_DEBUG level: 0 off, 1 for any other value, or the number if above 1. */
-static int debug_level(void)
+/* A zeroed context with its lock, or NULL. */
+static clsort_ctx *new_ctx(void)
 {
-    const char *dbg = getenv("CLSORT_DEBUG");
-    return (dbg && *dbg && strcmp(dbg, "0") != 0) ? (atoi(dbg) > 1 ? atoi(dbg) : 1) : 0;
+    clsort_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx)
+        pthread_mutex_init(&ctx->lock, NULL);
+    return ctx;
 }
 
-/* Everything a new context needs once it has a device, a context and a queue. */
-static int finish_create(clsort_ctx *ctx)
+/* A new context opened by open_rc's call: handed out, or destroyed with its error returned. */
+static int hand_out(clsort_ctx **out, clsort_ctx *ctx, int open_rc)
 {
-    ctx->debug = debug_level();
-    cl_command_queue_properties props = 0;
-    clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-    ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
-    clsort__load_config(ctx); /* fills ctx->configured, auto rules, host fallback, warnings */
-    memcpy(ctx->params, ctx->configured, sizeof ctx->params);
-    if (clsort__transfer_init(ctx) != CLSORT_OK)
-        return CLSORT_ERR_OUT_OF_MEMORY;
-    clsort__trace(ctx, "device %u:%u %s (%s), config: %s", ctx->dev.platform_index,
-                  ctx->dev.device_index, ctx->dev.name, ctx->dev.driver, ctx->config_source);
+    if (open_rc != CLSORT_OK) {
+        clsort_destroy(ctx);
+        return open_rc;
+    }
+    *out = ctx;
     return CLSORT_OK;
 }
 
@@ -49,64 +41,10 @@ int clsort_create(clsort_ctx **out, const char *device)
     if (!out)
         return CLSORT_ERR_INVALID_ARG;
     *out = NULL;
-    clsort_ctx *ctx = calloc(1, sizeof *ctx);
+    clsort_ctx *ctx = new_ctx();
     if (!ctx)
         return CLSORT_ERR_OUT_OF_MEMORY;
-    pthread_mutex_init(&ctx->lock, NULL);
-    /* Set before the device is opened, so that the trace says why a create failed: the context
-     * and its failure text are gone when clsort_create returns an error. */
-    ctx->debug = debug_level();
-    char why[512];
-    int rc = clsort__select_device(device, &ctx->dev, why, sizeof why);
-    if (rc != CLSORT_OK) {
-        clsort__trace(ctx, "clsort_create: %s", why);
-        pthread_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return rc;
-    }
-    cl_int err;
-    cl_context_properties cprops[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ctx->dev.platform,
-                                      0};
-    ctx->context = clCreateContext(cprops, 1, &ctx->dev.id, NULL, NULL, &err);
-    if (err != CL_SUCCESS) {
-        rc = clsort__cl_fail(ctx, err, "clCreateContext", ctx->dev.name);
-        /* Seen as "a second process cannot sort": a GPU in exclusive-process compute mode takes
-         * one process at a time (NVIDIA answers CL_DEVICE_NOT_AVAILABLE or
-         * CL_OUT_OF_RESOURCES). */
-        if (err == CL_DEVICE_NOT_AVAILABLE || err == CL_OUT_OF_RESOURCES)
-            clsort__trace(ctx, "clsort_create: device %s is unavailable; if another process is "
-                               "using it, the device may be in an exclusive compute mode "
-                               "(nvidia-smi -q shows 'Compute Mode')", ctx->dev.name);
-        goto fail;
-    }
-    ctx->queue = clCreateCommandQueue(ctx->context, ctx->dev.id, CL_QUEUE_PROFILING_ENABLE, &err);
-    if (err != CL_SUCCESS) {
-        rc = clsort__cl_fail(ctx, err, "clCreateCommandQueue", ctx->dev.name);
-        goto fail;
-    }
-    CLSORT__CHECK(finish_create(ctx));
-    *out = ctx;
-    return CLSORT_OK;
-fail:
-    clsort_destroy(ctx);
-    return rc;
-}
-
-typedef struct find_ids {
-    cl_device_id id;
-    unsigned p, d;
-    int found;
-} find_ids;
-
-static int match_id(const clsort__device *dev, void *user)
-{
-    find_ids *f = user;
-    if (dev->id != f->id)
-        return 0;
-    f->p = dev->platform_index;
-    f->d = dev->device_index;
-    f->found = 1;
-    return 1;
+    return hand_out(out, ctx, clsort__context_open(ctx, device));
 }
 
 int clsort_create_with_queue(clsort_ctx **out, cl_command_queue queue)
@@ -116,36 +54,10 @@ int clsort_create_with_queue(clsort_ctx **out, cl_command_queue queue)
     *out = NULL;
     if (!queue)
         return CLSORT_ERR_INVALID_ARG;
-    clsort_ctx *ctx = calloc(1, sizeof *ctx);
+    clsort_ctx *ctx = new_ctx();
     if (!ctx)
         return CLSORT_ERR_OUT_OF_MEMORY;
-    pthread_mutex_init(&ctx->lock, NULL);
-    int rc = CLSORT_OK;
-    cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->context,
-                                       &ctx->context, NULL);
-    err |= clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->dev.id, &ctx->dev.id, NULL);
-    if (err != CL_SUCCESS) {
-        pthread_mutex_destroy(&ctx->lock);
-        free(ctx);
-        return CLSORT_ERR_INVALID_ARG;
-    }
-    clRetainContext(ctx->context);
-    clRetainCommandQueue(queue);
-    ctx->queue = queue;
-    if (clsort__query_device(&ctx->dev) != CLSORT_OK) {
-        rc = clsort__fail(ctx, CLSORT_ERR_OPENCL, "clGetDeviceInfo failed on the queue's device");
-        goto fail;
-    }
-    find_ids f = {ctx->dev.id, 0, 0, 0};
-    clsort__for_each_device(match_id, &f);
-    ctx->dev.platform_index = f.p;
-    ctx->dev.device_index = f.d;
-    CLSORT__CHECK(finish_create(ctx));
-    *out = ctx;
-    return CLSORT_OK;
-fail:
-    clsort_destroy(ctx);
-    return rc;
+    return hand_out(out, ctx, clsort__context_adopt(ctx, queue));
 }
 
 cl_command_queue clsort_get_queue(const clsort_ctx *ctx)
@@ -158,55 +70,9 @@ void clsort_destroy(clsort_ctx *ctx)
 {
     if (!ctx)
         return;
-    if (ctx->queue)
-        clFinish(ctx->queue);
-    clsort__transfer_release(ctx);
-    if (ctx->stat_first)
-        clReleaseEvent(ctx->stat_first);
-    if (ctx->stat_last)
-        clReleaseEvent(ctx->stat_last);
-    for (int i = 0; i < CLSORT__NSCRATCH; ++i)
-        if (ctx->scratch[i])
-            clReleaseMemObject(ctx->scratch[i]);
-    clsort__release_programs(ctx);
-    if (ctx->queue)
-        clReleaseCommandQueue(ctx->queue);
-    if (ctx->context)
-        clReleaseContext(ctx->context);
-    free(ctx->last_error);
-    free(ctx->warnings);
+    clsort__context_close(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
-}
-
-static void fill_info(const clsort__device *dev, clsort_device_info *info)
-{
-    memset(info, 0, sizeof *info);
-    info->name = dev->name;
-    info->vendor = dev->vendor;
-    info->driver = dev->driver;
-    info->platform = dev->platform_name;
-    info->type = clsort__device_type_name(dev->type);
-    info->platform_index = dev->platform_index;
-    info->device_index = dev->device_index;
-    info->compute_units = dev->compute_units;
-    info->global_mem = dev->global_mem;
-    info->max_alloc = dev->max_alloc;
-    info->local_mem = dev->local_mem;
-    info->max_work_group = dev->max_wg;
-    info->has_fp64 = dev->fp64;
-}
-
-/* Records a failed call on a context the caller passed as const (a getter): the failure text
- * is the context's mutable state, like its lock, and a failure that left the previous call's
- * text in clsort_last_error would describe the wrong call. */
-static int fail_const(const clsort_ctx *ctx, int status, const char *fn, const char *why)
-{
-    clsort_ctx *c = (clsort_ctx *)ctx;
-    pthread_mutex_lock(&c->lock);
-    clsort__fail(c, status, "%s: %s", fn, why);
-    pthread_mutex_unlock(&c->lock);
-    return status;
 }
 
 int clsort_get_device_info(const clsort_ctx *ctx, clsort_device_info *info)
@@ -214,128 +80,44 @@ int clsort_get_device_info(const clsort_ctx *ctx, clsort_device_info *info)
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     if (!info)
-        return fail_const(ctx, CLSORT_ERR_INVALID_ARG, "clsort_get_device_info", "info is NULL");
-    fill_info(&ctx->dev, info);
-    info->config_source = ctx->config_source;
+        return clsort__fail_const(ctx, CLSORT_ERR_INVALID_ARG,
+                                  "clsort_get_device_info: info is NULL");
+    clsort__context_device_info(ctx, info);
     return CLSORT_OK;
-}
-
-typedef struct list_state {
-    void (*fn)(const clsort_device_info *, int, void *);
-    void *user;
-    clsort__device def;
-    int have_def;
-} list_state;
-
-static int list_one(const clsort__device *dev, void *user)
-{
-    list_state *s = user;
-    clsort_device_info info;
-    char source[1024];
-    fill_info(dev, &info);
-    clsort__config_source_for(dev, source, sizeof source);
-    info.config_source = source;
-    const int is_def = s->have_def && s->def.id == dev->id;
-    if (s->fn)
-        s->fn(&info, is_def, s->user);
-    return 0;
 }
 
 int clsort_list_devices(void (*fn)(const clsort_device_info *, int, void *), void *user)
 {
-    list_state s;
-    memset(&s, 0, sizeof s);
-    s.fn = fn;
-    s.user = user;
-    char why[256];
-    s.have_def = clsort__select_device(NULL, &s.def, why, sizeof why) == CLSORT_OK;
-    return clsort__for_each_device(list_one, &s);
+    return clsort__list_devices(fn, user);
 }
 
-static int param_slot(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
-                      size_t value_size, clsort__variant *v)
-{
-    if (!ctx || clsort__variant_of(algo, type, value_size, v))
-        return CLSORT_ERR_INVALID_ARG;
-    return CLSORT_OK;
-}
-
-static int clsort_get_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
-                      clsort_params *params)
-{
-    clsort__variant v;
-    if (!params || param_slot(ctx, algo, type, value_size, &v))
-        return CLSORT_ERR_INVALID_ARG;
-    *params = ctx->params[v.net][v.width][v.valkind];
-    return CLSORT_OK;
-}
-
-static int clsort_set_params_locked(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
-                      const clsort_params *params)
-{
-    clsort__variant v;
-    if (!params || param_slot(ctx, algo, type, value_size, &v))
-        return ctx ? clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: bad argument")
-                   : CLSORT_ERR_INVALID_ARG;
-    const int net = v.net, width = v.width, valkind = v.valkind;
-    if (!params->wg_size && !params->vec_step && !params->tile && !params->keys_per_item) {
-        ctx->params[net][width][valkind] = ctx->configured[net][width][valkind];
-        ctx->overridden[net][width][valkind] = 0;
-        return CLSORT_OK;
-    }
-    /* Zero fields keep the configured value. */
-    const clsort_params *c = &ctx->configured[net][width][valkind];
-    clsort_params p = *params;
-    p.wg_size = p.wg_size ? p.wg_size : c->wg_size;
-    p.vec_step = p.vec_step ? p.vec_step : c->vec_step;
-    p.tile = p.tile ? p.tile : c->tile;
-    p.keys_per_item = p.keys_per_item ? p.keys_per_item : c->keys_per_item;
-    char why[512];
-    if (clsort__check_params(&ctx->dev, &v, &p, why, sizeof why))
-        return clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_set_params: %s", why);
-    ctx->params[net][width][valkind] = p;
-    ctx->overridden[net][width][valkind] = 1;
-    return CLSORT_OK;
-}
-
-static int clsort_get_params_for_size_locked(clsort_ctx *ctx, clsort_algorithm algo,
-                                             clsort_type type, size_t value_size, uint64_t n,
-                                             clsort_params *params)
-{
-    clsort__variant v;
-    if (!params || param_slot(ctx, algo, type, value_size, &v))
-        return CLSORT_ERR_INVALID_ARG;
-    *params = *clsort__params_for(ctx, &v, n);
-    return CLSORT_OK;
-}
-
-static int clsort_get_stats_locked(clsort_ctx *ctx, clsort_stats *stats)
-{
-    if (!ctx || !stats)
-        return CLSORT_ERR_INVALID_ARG;
-    if (ctx->stat_last) {
-        /* A sort_buffer may still be running: its device time is known once it ends. */
-        clWaitForEvents(1, &ctx->stat_last);
-        ctx->stats.device_ns = clsort__event_span_ns(ctx->stat_first, ctx->stat_last);
-    }
-    *stats = ctx->stats;
-    return CLSORT_OK;
-}
-
-/* Public entry points: the per-context lock around the work (core.h). */
-int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
-                      clsort_params *params)
+/* get_params and get_params_for_size: a NULL params or a bad variant named in one message. */
+static int get_params(clsort_ctx *ctx, const char *fn, clsort_algorithm algo, clsort_type type,
+                      size_t value_size, uint64_t n, int for_size, clsort_params *params)
 {
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_get_params_locked(ctx, algo, type, value_size, params);
+    int rc = params ? clsort__context_get_params(ctx, algo, type, value_size, n, for_size, params)
+                    : CLSORT_ERR_INVALID_ARG;
     if (rc != CLSORT_OK)
-        clsort__fail(ctx, rc, "clsort_get_params: %s",
+        clsort__fail(ctx, rc, "%s: %s", fn,
                      params ? "bad algorithm (AUTO has no parameters), type or value_size"
                             : "params is NULL");
     pthread_mutex_unlock(&ctx->lock);
     return rc;
+}
+
+int clsort_get_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
+                      clsort_params *params)
+{
+    return get_params(ctx, "clsort_get_params", algo, type, value_size, 0, 0, params);
+}
+
+int clsort_get_params_for_size(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
+                               size_t value_size, uint64_t n, clsort_params *params)
+{
+    return get_params(ctx, "clsort_get_params_for_size", algo, type, value_size, n, 1, params);
 }
 
 int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, size_t value_size,
@@ -344,22 +126,9 @@ int clsort_set_params(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type, 
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_set_params_locked(ctx, algo, type, value_size, params);
-    pthread_mutex_unlock(&ctx->lock);
-    return rc;
-}
-
-int clsort_get_params_for_size(clsort_ctx *ctx, clsort_algorithm algo, clsort_type type,
-                               size_t value_size, uint64_t n, clsort_params *params)
-{
-    if (!ctx)
-        return CLSORT_ERR_INVALID_ARG;
-    pthread_mutex_lock(&ctx->lock);
-    const int rc = clsort_get_params_for_size_locked(ctx, algo, type, value_size, n, params);
-    if (rc != CLSORT_OK)
-        clsort__fail(ctx, rc, "clsort_get_params_for_size: %s",
-                     params ? "bad algorithm (AUTO has no parameters), type or value_size"
-                            : "params is NULL");
+    const int rc = params ? clsort__context_set_params(ctx, algo, type, value_size, params)
+                          : clsort__fail(ctx, CLSORT_ERR_INVALID_ARG,
+                                         "clsort_set_params: bad argument");
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }
@@ -369,8 +138,11 @@ int clsort_get_stats(clsort_ctx *ctx, clsort_stats *stats)
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     pthread_mutex_lock(&ctx->lock);
-    const int rc = stats ? clsort_get_stats_locked(ctx, stats)
-                         : clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_get_stats: stats is NULL");
+    int rc = CLSORT_OK;
+    if (stats)
+        clsort__context_stats(ctx, stats);
+    else
+        rc = clsort__fail(ctx, CLSORT_ERR_INVALID_ARG, "clsort_get_stats: stats is NULL");
     pthread_mutex_unlock(&ctx->lock);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* api_tuning.c - the public calls the tuner needs beyond the sorting API: where the runtime looks
  * first for a device's config, and the host-fallback size (docs/tuning.md). */
+#include "api_common.h"
 #include "cache.h"
 #include "config.h"
 #include "hostsort.h"
@@ -7,16 +8,9 @@
 #include <pthread.h>
 #include <string.h>
 
-/* Records why a call on a const context (a getter) failed: the failure text is the context's
- * mutable state, like its lock, and must not keep describing an earlier call. */
-static int fail_const(const clsort_ctx *ctx, const char *fn, const char *why, size_t size)
-{
-    clsort_ctx *c = (clsort_ctx *)ctx;
-    pthread_mutex_lock(&c->lock);
-    clsort__fail(c, CLSORT_ERR_INVALID_ARG, "%s: %s (size %zu)", fn, why, size);
-    pthread_mutex_unlock(&c->lock);
-    return CLSORT_ERR_INVALID_ARG;
-}
+/* A getter's bad argument, with the size the caller gave. */
+#define FAIL_CONST(ctx, fn, why, size) \
+    clsort__fail_const(ctx, CLSORT_ERR_INVALID_ARG, "%s: %s (size %zu)", fn, why, (size_t)(size))
 
 int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size)
 {
@@ -25,9 +19,9 @@ int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size)
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     if (!buf || size == 0)
-        return fail_const(ctx, fn, "buf is NULL or its size 0", size);
+        return FAIL_CONST(ctx, fn, "buf is NULL or its size 0", size);
     if (clsort__user_config_dir(dir, sizeof dir) != 0)
-        return fail_const(ctx, fn,
+        return FAIL_CONST(ctx, fn,
                           "no config directory can be formed (none of CLSORT_CONFIG_DIR, an "
                           "absolute XDG_CONFIG_HOME or HOME is set, or the path is too long)",
                           size);
@@ -35,7 +29,7 @@ int clsort_config_path(const clsort_ctx *ctx, char *buf, size_t size)
     const int n = snprintf(buf, size, "%s/%s", dir, file);
     if (n < 0 || (size_t)n >= size) {
         buf[0] = 0;
-        return fail_const(ctx, fn, "buf is too small for the path", size);
+        return FAIL_CONST(ctx, fn, "buf is too small for the path", size);
     }
     return CLSORT_OK;
 }
@@ -75,7 +69,7 @@ int clsort_get_host_fallback_max(const clsort_ctx *ctx, uint64_t *max_n)
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     if (!max_n)
-        return fail_const(ctx, "clsort_get_host_fallback_max", "max_n is NULL", 0);
+        return FAIL_CONST(ctx, "clsort_get_host_fallback_max", "max_n is NULL", 0);
     pthread_mutex_lock((pthread_mutex_t *)&ctx->lock); /* const ctx, but the lock is state */
     *max_n = ctx->host_fallback_max;
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
@@ -97,7 +91,7 @@ int clsort_get_host_path_max(const clsort_ctx *ctx, uint64_t *max_n)
     if (!ctx)
         return CLSORT_ERR_INVALID_ARG;
     if (!max_n)
-        return fail_const(ctx, "clsort_get_host_path_max", "max_n is NULL", 0);
+        return FAIL_CONST(ctx, "clsort_get_host_path_max", "max_n is NULL", 0);
     pthread_mutex_lock((pthread_mutex_t *)&ctx->lock);
     *max_n = ctx->host_path_max;
     pthread_mutex_unlock((pthread_mutex_t *)&ctx->lock);
