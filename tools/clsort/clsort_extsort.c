@@ -191,9 +191,8 @@ static void print_summary(const ext_state *x, const clsort_device_info *di, uint
     const int prep_status = x->piped ? x->pipe.compile_status : x->warm.status;
     const unsigned compiled = x->piped ? x->pipe.compiled : x->warm.compiled + x->sort.compiled;
     if (compiled)
-        cli_info(2, "%s: %u program%s compiled (the library's cache has %s now)",
-                 CLI_WARMUP_FIRST_RUN, compiled, compiled == 1 ? "" : "s",
-                 compiled == 1 ? "it" : "them");
+        cli_info(2, "%s: %u program%s compiled", CLI_WARMUP_FIRST_RUN, compiled,
+                 compiled == 1 ? "" : "s");
     if (prep_status != CLSORT_OK)
         cli_info(2, "compile %.3f s (clsort_prepare: %s; the sort built what it needed)",
                  (double)compile_ns / 1e9, clsort_strerror(prep_status));
