@@ -146,16 +146,20 @@ fi
 for tool in clsort clsort-tune clsort-bench clsort-mpi; do
     [ -x "$BUILD/$tool" ] || { n=$((n + 1)); echo "ok $n # SKIP $tool not built"; continue; }
     # clsort-mpi runs without mpirun as a singleton (Open MPI), but refuses root unless told.
-    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" --frobnicate >out 2>err
+    # Under make check-sanitize its leaks are not checked: Open MPI's MPI_Init leaves blocks
+    # from components it has unloaded by exit, which LeakSanitizer cannot name to suppress.
+    san=
+    [ "$tool" = clsort-mpi ] && san="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+    env $san OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" --frobnicate >out 2>err
     rc=$?
     check "$tool: an unknown option exits 2 (got $rc)" [ "$rc" = 2 ]
     check "$tool: one line, prefixed by its name (not its path)" \
         sh -c "[ \$(grep -c . err) = 1 ] && grep -q '^$tool: .*frobnicate' err"
     for v in -V --version; do
-        env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" $v >out 2>err
+        env $san OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" $v >out 2>err
         check "$tool $v: exit 0 and the version" sh -c "[ $? = 0 ] && grep -q '^$tool [0-9][0-9.]* (library [0-9.]*)' out"
     done
-    env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" --help >out 2>err
+    env $san OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$BUILD/$tool" --help >out 2>err
     check "$tool --help: exit 0 and a usage line" sh -c "[ $? = 0 ] && grep -q 'Usage: .*$tool' out"
 done
 if [ -x "$BUILD/clsort-bench" ]; then
