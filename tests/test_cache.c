@@ -750,10 +750,7 @@ int main(int argc, char **argv)
     test_untrusted_cache();
     test_untrusted_config();
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        t_diag("could not remove %s", root);
+    t_remove_tree(root);
     const char *icd1 = getenv("OCL_ICD_FILENAMES");
     t_is_str(icd1 ? icd1 : "(unset)", icd_start,
              "OCL_ICD_FILENAMES is as the process started with it, after every sort");

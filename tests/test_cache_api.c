@@ -192,10 +192,7 @@ int main(void)
         setenv("HOME", home, 1);
     test_real();
     test_cli();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        t_diag("could not remove %s", root);
+    t_remove_tree(root);
     free(home);
     return t_done();
 }

@@ -582,9 +582,6 @@ int main(void)
     test_chain();
     test_list();
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        t_diag("could not remove %s", root);
+    t_remove_tree(root);
     return t_done();
 }

@@ -151,9 +151,6 @@ int main(void)
     unsetenv("CLSORT_NO_CACHE");
     test_cache();
     test_config();
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    if (system(cmd) != 0)
-        t_diag("could not remove %s", root);
+    t_remove_tree(root);
     return t_done();
 }

@@ -233,10 +233,7 @@ static void test_programs_compiled(void)
         setenv("CLSORT_NO_CACHE", keep_no, 1);
     free(keep_dir);
     free(keep_no);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        t_diag("could not remove %s", dir);
+    t_remove_tree(dir);
 }
 
 static void test_errors(void)

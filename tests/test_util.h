@@ -657,6 +657,16 @@ static T_UNUSED_ int t_level(void)
     return lv && *lv ? atoi(lv) : 1;
 }
 
+/** Removes a test's scratch directory and everything under it (rm -rf); a failure is only a
+ *  diagnostic. */
+static T_UNUSED_ void t_remove_tree(const char *dir)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        t_diag("could not remove %s", dir);
+}
+
 /** Resident host memory of this process in bytes (/proc/self/statm), 0 where unknown. */
 static T_UNUSED_ size_t t_rss_bytes(void)
 {

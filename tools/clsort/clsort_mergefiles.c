@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,7 +77,6 @@ static int src_disorder(void *user, size_t i, uint64_t index)
 static int merge_mapped(const cli_merge_spec *spec, merge_src *src, size_t k, cli_writer *out,
                         cli_pmerge_info *info)
 {
-    static const unsigned char empty[1];
     const size_t R = spec->ks->record_size;
     const unsigned threads = cli_pmerge_threads();
     if (threads < 2 || spec->ks->unique || !cli_writer_seekable(out))
@@ -86,14 +84,12 @@ static int merge_mapped(const cli_merge_spec *spec, merge_src *src, size_t k, cl
     for (size_t i = 0; i < k; ++i)
         if (!src[i].in.is_regular || !src[i].in.path)
             return CLI_PMERGE_NOT_HERE;
-    const unsigned char **const data = calloc(k, sizeof *data);
-    uint64_t *const len = calloc(k, sizeof *len);
-    void **const map = calloc(k, sizeof *map);
-    int rc = CLI_EXIT_IO;
-    if (!data || !len || !map) {
+    cli_pmerge_maps m;
+    if (cli_pmerge_maps_init(&m, k) != 0) {
         cli_error("out of host memory for the merge");
-        goto done;
+        return CLI_EXIT_IO;
     }
+    int rc = CLI_EXIT_IO;
     for (size_t i = 0; i < k; ++i) {
         merge_src *const s = &src[i];
         struct stat st;
@@ -103,31 +99,20 @@ static int merge_mapped(const cli_merge_spec *spec, merge_src *src, size_t k, cl
             cli_error("%s: read error: %s", s->in.name, strerror(errno));
             goto done;
         }
-        len[i] = (uint64_t)st.st_size;
-        if (len[i] % R != 0) {
+        const uint64_t len = (uint64_t)st.st_size;
+        if (len % R != 0) {
             cli_error("%s: size %llu is not a multiple of the record size %zu", s->in.name,
-                      (unsigned long long)len[i], R);
+                      (unsigned long long)len, R);
             goto done;
         }
-        data[i] = empty;
-        if (len[i] == 0)
-            continue;
-        map[i] = mmap(NULL, (size_t)len[i], PROT_READ, MAP_SHARED, s->in.fd, 0);
-        if (map[i] == MAP_FAILED) {
-            map[i] = NULL;
+        if (cli_pmerge_map(&m, i, s->in.fd, len) != 0) {
             rc = CLI_PMERGE_NOT_HERE; /* too large to map, say: read it instead */
             goto done;
         }
-        data[i] = map[i];
     }
-    rc = cli_pmerge(spec, data, len, out, threads, info);
+    rc = cli_pmerge(spec, m.data, m.len, out, threads, info);
 done:
-    for (size_t i = 0; map && i < k; ++i)
-        if (map[i])
-            munmap(map[i], (size_t)len[i]);
-    free(data);
-    free(len);
-    free(map);
+    cli_pmerge_maps_release(&m);
     return rc;
 }
 

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -109,43 +108,27 @@ static int run_pull_next(void *user, size_t src, const unsigned char **data, siz
  * its offset. Returns CLI_PMERGE_NOT_HERE when that does not apply or a run cannot be mapped. */
 static int merge_runs_mapped(cli_run_set *x, cli_run *runs, size_t k, cli_writer *out)
 {
-    static const unsigned char empty[1];
     const unsigned threads = cli_pmerge_threads();
     if (threads < 2 || x->ks.unique || !cli_writer_seekable(out))
         return CLI_PMERGE_NOT_HERE;
-    const unsigned char **const data = calloc(k, sizeof *data);
-    uint64_t *const len = calloc(k, sizeof *len);
-    void **const map = calloc(k, sizeof *map);
+    cli_pmerge_maps m;
+    if (cli_pmerge_maps_init(&m, k) != 0)
+        return CLI_PMERGE_NOT_HERE;
     int rc = CLI_PMERGE_NOT_HERE;
     uint64_t total = 0;
-    if (!data || !len || !map)
-        goto done;
     for (size_t i = 0; i < k; ++i) {
-        len[i] = runs[i].bytes;
-        total += len[i];
-        data[i] = empty;
-        if (len[i] == 0)
-            continue;
-        map[i] = mmap(NULL, (size_t)len[i], PROT_READ, MAP_SHARED, runs[i].fd, 0);
-        if (map[i] == MAP_FAILED) {
-            map[i] = NULL;
+        total += runs[i].bytes;
+        if (cli_pmerge_map(&m, i, runs[i].fd, runs[i].bytes) != 0)
             goto done;
-        }
-        data[i] = map[i];
     }
     const cli_merge_spec spec = { &x->ks, k, NULL, NULL, NULL,
                                   out->keep_open ? "merging runs" : "merging", total };
     cli_pmerge_info how = { 0, 0, 0 };
-    rc = cli_pmerge(&spec, data, len, out, threads, &how);
+    rc = cli_pmerge(&spec, m.data, m.len, out, threads, &how);
     if (rc == CLI_EXIT_OK)
         x->merge_how = how;
 done:
-    for (size_t i = 0; map && i < k; ++i)
-        if (map[i])
-            munmap(map[i], (size_t)len[i]);
-    free(data);
-    free(len);
-    free(map);
+    cli_pmerge_maps_release(&m);
     if (rc != CLI_PMERGE_NOT_HERE) {
         for (size_t i = 0; i < k; ++i) {
             close(runs[i].fd);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "clsort_messages.h"
@@ -338,4 +339,47 @@ done:
     free(th);
     free(started);
     return rc;
+}
+
+static const unsigned char pmerge_empty[1];
+
+int cli_pmerge_maps_init(cli_pmerge_maps *m, size_t k)
+{
+    m->k = k;
+    m->data = calloc(k ? k : 1, sizeof *m->data);
+    m->len = calloc(k ? k : 1, sizeof *m->len);
+    m->map = calloc(k ? k : 1, sizeof *m->map);
+    if (!m->data || !m->len || !m->map) {
+        cli_pmerge_maps_release(m);
+        return -1;
+    }
+    for (size_t i = 0; i < k; ++i)
+        m->data[i] = pmerge_empty;
+    return 0;
+}
+
+int cli_pmerge_map(cli_pmerge_maps *m, size_t i, int fd, uint64_t len)
+{
+    m->len[i] = len;
+    if (len == 0)
+        return 0;
+    void *p = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    m->map[i] = p;
+    m->data[i] = p;
+    return 0;
+}
+
+void cli_pmerge_maps_release(cli_pmerge_maps *m)
+{
+    for (size_t i = 0; m->map && i < m->k; ++i)
+        if (m->map[i])
+            munmap(m->map[i], (size_t)m->len[i]);
+    free(m->data);
+    free(m->len);
+    free(m->map);
+    m->data = NULL;
+    m->len = NULL;
+    m->map = NULL;
 }

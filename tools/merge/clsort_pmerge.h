@@ -36,4 +36,24 @@ typedef struct cli_pmerge_info {
 int cli_pmerge(const cli_merge_spec *m, const unsigned char *const *data, const uint64_t *len,
                cli_writer *out, unsigned threads, cli_pmerge_info *info);
 
+/* k files mapped read-only for cli_pmerge, in the data[] and len[] it takes (an empty file
+ * points at a byte of its own and maps nothing). */
+typedef struct cli_pmerge_maps {
+    const unsigned char **data;
+    uint64_t *len;
+    void **map;
+    size_t k;
+} cli_pmerge_maps;
+
+/** Room for k files, none mapped yet (every data[i] the empty byte, len[i] 0). Returns 0, or -1
+ *  out of memory (nothing held then). */
+int cli_pmerge_maps_init(cli_pmerge_maps *m, size_t k);
+
+/** Maps len bytes of fd as file i. Returns 0, or -1 when it cannot be mapped (too large, say:
+ *  the caller reads it instead). */
+int cli_pmerge_map(cli_pmerge_maps *m, size_t i, int fd, uint64_t len);
+
+/** Unmaps what was mapped and frees the arrays; a zeroed m is fine. */
+void cli_pmerge_maps_release(cli_pmerge_maps *m);
+
 #endif /* CLSORT_PMERGE_H */
