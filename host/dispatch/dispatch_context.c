@@ -77,7 +77,6 @@ int clsort__context_open(clsort_ctx *ctx, const char *device)
 typedef struct find_ids {
     cl_device_id id;
     unsigned p, d;
-    int found;
 } find_ids;
 
 static int match_id(const clsort__device *dev, void *user)
@@ -87,7 +86,6 @@ static int match_id(const clsort__device *dev, void *user)
         return 0;
     f->p = dev->platform_index;
     f->d = dev->device_index;
-    f->found = 1;
     return 1;
 }
 
@@ -106,7 +104,7 @@ int clsort__context_adopt(clsort_ctx *ctx, cl_command_queue queue)
     ctx->dev.id = id;
     if (clsort__query_device(&ctx->dev) != CLSORT_OK)
         return clsort__fail(ctx, CLSORT_ERR_OPENCL, "clGetDeviceInfo failed on the queue's device");
-    find_ids f = {ctx->dev.id, 0, 0, 0};
+    find_ids f = {ctx->dev.id, 0, 0};
     clsort__for_each_device(match_id, &f);
     ctx->dev.platform_index = f.p;
     ctx->dev.device_index = f.d;

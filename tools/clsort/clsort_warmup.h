@@ -26,7 +26,7 @@ typedef struct cli_warmup {
     uint64_t ns;       /* wall time of the step, including the main thread's wait for it */
     uint64_t build_ns; /* the library's compile or cache-load time in it */
     unsigned compiled; /* programs the compiler made in it (none: all came from the cache) */
-    volatile int done; /* set by the thread when the library call has returned */
+    int done;          /* set by the thread when the library call has returned (atomic) */
     char error[160];   /* the first line of clsort_last_error when it failed */
 } cli_warmup;
 
