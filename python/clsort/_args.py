@@ -110,6 +110,17 @@ def check_values_dtype(dtype):
                         "got %s" % dtype)
 
 
+def check_out_shape(out, shape, dtype, what="out"):
+    """An output array's shape and dtype against the result's (ValueError), for host and
+    OpenCL arrays alike."""
+    if out.shape != tuple(shape):
+        raise ValueError("%s has shape %s; the result has shape %s" % (what, out.shape,
+                                                                     tuple(shape)))
+    if out.dtype != dtype:
+        raise ValueError("%s has dtype %s; the result has dtype %s" % (what, out.dtype,
+                                                                     np.dtype(dtype)))
+
+
 def need_segments():
     if lib().sort_segments is None:
         L = lib()

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from ._args import check_values_dtype
+from ._args import check_out_shape, check_values_dtype
 
 
 def plain(a, what="a"):
@@ -93,12 +93,7 @@ def check_out(out, shape, dtype, what="out"):
         raise ValueError("%s must be a numpy.ndarray (got %s)" % (what, type(out).__name__))
     if isinstance(out, np.ma.MaskedArray):
         raise TypeError("%s is a masked array: its mask would not follow the sort" % what)
-    if out.shape != tuple(shape):
-        raise ValueError("%s has shape %s; the result has shape %s" % (what, out.shape,
-                                                                     tuple(shape)))
-    if out.dtype != dtype:
-        raise ValueError("%s has dtype %s; the result has dtype %s" % (what, out.dtype,
-                                                                     np.dtype(dtype)))
+    check_out_shape(out, shape, dtype, what)
     if not out.flags.writeable:
         raise ValueError("%s is read-only" % what)
     return out

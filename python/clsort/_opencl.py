@@ -15,8 +15,8 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from ._args import (TopK, algorithm_number, check_k, check_values_dtype, need_segments,
-                    need_topk, normalize_axis, segment_offsets, topk_axis)
+from ._args import (TopK, algorithm_number, check_k, check_out_shape, check_values_dtype,
+                    need_segments, need_topk, normalize_axis, segment_offsets, topk_axis)
 from ._keytypes import NAN_LARGEST, STABLE, key_type, order_flags
 from ._lib import lib
 
@@ -146,12 +146,7 @@ def _check_cl(a, what, queue=None):
 
 def _check_out(out, shape, dtype, queue, what="out"):
     _check_cl(out, what, queue)
-    if out.shape != tuple(shape):
-        raise ValueError("%s has shape %s; the result has shape %s" % (what, out.shape,
-                                                                     tuple(shape)))
-    if out.dtype != dtype:
-        raise ValueError("%s has dtype %s; the result has dtype %s" % (what, out.dtype,
-                                                                     np.dtype(dtype)))
+    check_out_shape(out, shape, dtype, what)
 
 
 def _copy(queue, dst, src):
