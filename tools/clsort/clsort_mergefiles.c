@@ -25,11 +25,6 @@
 #include "clsort_units.h"
 
 #define OUT_BUF_BYTES ((size_t)4 << 20)
-/* Read buffers, all inputs together (at most -S when it is given), split over the inputs, each
- * between the two bounds: large reads, and never a system call per record. */
-#define IN_BUF_TOTAL ((size_t)64 << 20)
-#define IN_BUF_MAX ((size_t)16 << 20)
-#define IN_BUF_MIN ((size_t)64 << 10)
 
 typedef struct merge_src {
     cli_input in;
@@ -136,17 +131,10 @@ static size_t merge_fan_in(void)
 static int alloc_buffers(const cli_opts *o, merge_src *src, size_t k)
 {
     const size_t R = o->record_size;
-    size_t budget = IN_BUF_TOTAL;
+    size_t budget = CLI_MERGE_READ_TOTAL;
     if (o->buffer_size && o->buffer_size < budget)
         budget = (size_t)o->buffer_size;
-    size_t cap = budget / k;
-    if (cap > IN_BUF_MAX)
-        cap = IN_BUF_MAX;
-    if (cap < IN_BUF_MIN)
-        cap = IN_BUF_MIN;
-    cap = cap / R * R;
-    if (cap < R)
-        cap = R;
+    const size_t cap = cli_merge_read_share(budget, k, R);
     for (size_t i = 0; i < k; ++i) {
         merge_src *const s = &src[i];
         s->R = R;

@@ -575,3 +575,15 @@ done:
     free(t.last);
     return rc;
 }
+
+size_t cli_merge_read_share(size_t budget, size_t k, size_t record_size)
+{
+    const size_t most = (size_t)16 << 20, least = (size_t)64 << 10;
+    size_t cap = budget / (k ? k : 1);
+    if (cap > most)
+        cap = most;
+    if (cap < least)
+        cap = least;
+    cap = cap / record_size * record_size;
+    return cap < record_size ? record_size : cap;
+}

@@ -39,4 +39,12 @@ typedef struct cli_merge_spec {
  *  Returns CLI_EXIT_OK or an exit code after printing. */
 int cli_merge_sources(const cli_merge_spec *m, cli_writer *out);
 
+/* Read buffers of one merge, all sources together (at most -S where it is given): large reads,
+ * few system calls, long sequential stretches on a disk. */
+#define CLI_MERGE_READ_TOTAL ((size_t)64 << 20)
+
+/** One source's read buffer out of `budget` bytes for k sources: budget / k, between 64 KiB and
+ *  16 MiB, in whole records of record_size bytes, at least one. */
+size_t cli_merge_read_share(size_t budget, size_t k, size_t record_size);
+
 #endif /* CLSORT_LOSERTREE_H */

@@ -20,12 +20,6 @@
 #include "clsort_pmerge.h"
 #include "clsort_units.h"
 
-/* Read buffers of one merge, all runs together: large reads (few system calls, long sequential
- * stretches on a disk), split over the runs, each between the two bounds. */
-#define MERGE_READ_TOTAL ((size_t)64 << 20)
-#define MERGE_READ_MAX ((size_t)16 << 20)
-#define MERGE_READ_MIN ((size_t)64 << 10)
-
 /* Descriptors open right now: /proc/self/fd where there is one, else a probe of the low ones. */
 static size_t open_descriptors(size_t limit)
 {
@@ -153,14 +147,7 @@ static int merge_runs(cli_run_set *x, cli_run *runs, size_t k, cli_writer *out)
     }
     const size_t R = ks->record_size;
     const uint64_t t0 = cli_now_ns();
-    size_t rcap = x->read_budget / (k ? k : 1);
-    if (rcap > MERGE_READ_MAX)
-        rcap = MERGE_READ_MAX;
-    if (rcap < MERGE_READ_MIN)
-        rcap = MERGE_READ_MIN;
-    rcap = rcap / R * R;
-    if (rcap < R)
-        rcap = R;
+    const size_t rcap = cli_merge_read_share(x->read_budget, k, R);
     run_reader *const rd = calloc(k ? k : 1, sizeof *rd);
     int rc = CLI_EXIT_IO;
     uint64_t total = 0;
@@ -299,7 +286,7 @@ void cli_runs_init(cli_run_set *s, const char *tmpdir, const cli_keyspec *ks, si
     s->ks = *ks;
     s->write_buf = write_buf;
     s->fan_in = 0; /* chosen when the first run arrives (cli_runs_add) */
-    s->read_budget = MERGE_READ_TOTAL;
+    s->read_budget = CLI_MERGE_READ_TOTAL;
 }
 
 int cli_runs_merge(cli_run_set *s, cli_writer *out)
